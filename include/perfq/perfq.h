@@ -1,0 +1,248 @@
+/*
+ * perfq: performance counters and timer queries for real programs.
+ *
+ * The C API of libperfq. One library instance (perfq_t) holds a catalog of counter groups and
+ * counters, filled at perfq_open() by every provider that can run on this machine (a provider
+ * that cannot run says why and contributes groups marked unavailable, never invented values).
+ * A measurement (perfq_measurement_t) counts any set of catalog counters between begin and end.
+ *
+ * Naming: a counter's full name is "GROUP/COUNTER", for example "host/task-clock" or
+ * "proc-io/write-bytes". perfq_counter_find() takes that name; `perfq list` prints every one.
+ *
+ * Status: every function that can fail returns a perfq_status_t: PERFQ_OK (0) on success,
+ * PERFQ_NOT_READY (positive, not an error) when a result is still pending, a negative code on
+ * error. Outputs are written only on success unless a function says otherwise.
+ *
+ * Threads: all functions may be called from any thread. A perfq_t may be shared by threads; a
+ * measurement may be used from several threads (calls on one measurement are serialised by
+ * its own lock). perfq_close() and perfq_measurement_destroy() must not race with other calls
+ * on the same object.
+ */
+#ifndef PERFQ_PERFQ_H
+#define PERFQ_PERFQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PERFQ_API __attribute__((visibility("default")))
+#else
+#define PERFQ_API
+#endif
+
+#define PERFQ_VERSION_MAJOR 0
+#define PERFQ_VERSION_MINOR 1
+
+typedef enum perfq_status {
+    PERFQ_OK = 0,
+    PERFQ_NOT_READY = 1,      /* result still pending (asynchronous providers) */
+    PERFQ_EINVAL = -1,        /* bad argument: NULL pointer, out-of-range index, empty set */
+    PERFQ_ENOMEM = -2,        /* allocation failed */
+    PERFQ_ENOTFOUND = -3,     /* no counter or group of that name */
+    PERFQ_ENOTSUP = -4,       /* counter exists but is unavailable here (see its reason) */
+    PERFQ_ESTATE = -5,        /* call not valid in the object's state (end before begin...) */
+    PERFQ_EBUSY = -6,         /* resource held: too many active counters, lock owned elsewhere */
+    PERFQ_ESYS = -7,          /* a system call or driver call failed */
+    PERFQ_ENOSPC = -8,        /* caller's buffer too small; nothing was written */
+} perfq_status_t;
+
+/* A static English message for a status; never NULL, also for unknown values. */
+PERFQ_API const char *perfq_status_string(perfq_status_t status);
+
+/* Units: the numbering of cl_codeplay_performance_counters and VK_KHR_performance_query. */
+typedef enum perfq_unit {
+    PERFQ_UNIT_GENERIC = 0,
+    PERFQ_UNIT_PERCENTAGE = 1,
+    PERFQ_UNIT_NANOSECONDS = 2,
+    PERFQ_UNIT_BYTES = 3,
+    PERFQ_UNIT_BYTES_PER_SECOND = 4,
+    PERFQ_UNIT_KELVIN = 5,
+    PERFQ_UNIT_WATTS = 6,
+    PERFQ_UNIT_VOLTS = 7,
+    PERFQ_UNIT_AMPS = 8,
+    PERFQ_UNIT_HERTZ = 9,
+    PERFQ_UNIT_CYCLES = 10,
+} perfq_unit_t;
+#define PERFQ_UNIT_COUNT 11
+
+/* Storage of a value: the codeplay/Vulkan numbering (0..5), plus BOOL32 for flag counters
+ * (GL_INTEL_performance_query's PERFQUERY_COUNTER_DATA_BOOL32_INTEL). */
+typedef enum perfq_storage {
+    PERFQ_STORAGE_INT32 = 0,
+    PERFQ_STORAGE_INT64 = 1,
+    PERFQ_STORAGE_UINT32 = 2,
+    PERFQ_STORAGE_UINT64 = 3,
+    PERFQ_STORAGE_FLOAT32 = 4,
+    PERFQ_STORAGE_FLOAT64 = 5,
+    PERFQ_STORAGE_BOOL32 = 6,
+} perfq_storage_t;
+#define PERFQ_STORAGE_COUNT 7
+
+/* Size in bytes of one value of a storage type; 0 for an unknown type. */
+PERFQ_API size_t perfq_storage_size(perfq_storage_t storage);
+
+/* GL_INTEL_performance_query counter types. */
+typedef enum perfq_intel_type {
+    PERFQ_INTEL_EVENT = 0,           /* a count of events */
+    PERFQ_INTEL_DURATION_NORM = 1,   /* a duration as a fraction of the interval */
+    PERFQ_INTEL_DURATION_RAW = 2,    /* a duration in the counter's unit */
+    PERFQ_INTEL_THROUGHPUT = 3,      /* a rate */
+    PERFQ_INTEL_RAW = 4,             /* a sampled value (gauge) */
+    PERFQ_INTEL_TIMESTAMP = 5,       /* a point in time */
+} perfq_intel_type_t;
+#define PERFQ_INTEL_TYPE_COUNT 6
+
+/* What a group's counters count. */
+typedef enum perfq_scope {
+    PERFQ_SCOPE_PROCESS = 0,      /* the measured process (or thread) and its descendants */
+    PERFQ_SCOPE_DEVICE = 1,       /* one device (GPU), whoever uses it */
+    PERFQ_SCOPE_SYSTEM = 2,       /* the whole machine */
+    PERFQ_SCOPE_GPU_TIMELINE = 3, /* work submitted on one GPU context/queue, between its marks */
+} perfq_scope_t;
+#define PERFQ_SCOPE_COUNT 4
+
+/* Short lowercase names ("ns", "bytes", "uint64", "event", "process"...); NULL if out of range. */
+PERFQ_API const char *perfq_unit_name(perfq_unit_t unit);
+PERFQ_API const char *perfq_storage_name(perfq_storage_t storage);
+PERFQ_API const char *perfq_intel_type_name(perfq_intel_type_t type);
+PERFQ_API const char *perfq_scope_name(perfq_scope_t scope);
+
+typedef struct perfq_group_info {
+    const char *name;              /* unique in the catalog, e.g. "host" */
+    const char *provider;          /* the provider that fills it, e.g. "host" */
+    const char *description;
+    perfq_scope_t scope;
+    uint32_t max_active;           /* most counters of this group active at once; 0: no limit */
+    uint32_t first_counter;        /* index of its first counter in the catalog */
+    uint32_t counter_count;
+    int available;                 /* 1 if its counters can be measured here */
+    const char *unavailable_reason;/* why not, when available == 0; else NULL */
+} perfq_group_info_t;
+
+typedef struct perfq_counter_info {
+    const char *name;              /* within the group, e.g. "task-clock" */
+    const char *full_name;         /* "GROUP/NAME", unique in the catalog */
+    const char *category;
+    const char *description;
+    uint32_t group;                /* index of its group */
+    perfq_unit_t unit;
+    perfq_storage_t storage;
+    perfq_intel_type_t intel_type;
+    uint64_t min;                  /* smallest value it can take */
+    uint64_t max;                  /* largest value it can take; 0: no known bound */
+    uint64_t denominator;          /* value/denominator is the quantity in unit (EGL_BRCM); >= 1 */
+    uint32_t uuid;                 /* stable: a hash of provider, group and counter names */
+    int available;
+    const char *unavailable_reason;
+} perfq_counter_info_t;
+
+typedef struct perfq perfq_t;
+typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_counter_count()-1 */
+
+/* Opens a library instance: probes every provider and builds the catalog.
+ * The environment variable PERFQ_DISABLE ("host-hw,proc-io", group or provider names) marks
+ * groups unavailable with the reason "disabled by PERFQ_DISABLE". */
+PERFQ_API perfq_status_t perfq_open(perfq_t **out);
+
+/* Closes an instance and sets *pq to NULL. A second call (with *pq == NULL) returns
+ * PERFQ_EINVAL and does nothing. Destroys measurements still open on it. */
+PERFQ_API perfq_status_t perfq_close(perfq_t **pq);
+
+PERFQ_API perfq_status_t perfq_group_count(const perfq_t *pq, uint32_t *count);
+PERFQ_API perfq_status_t perfq_group_info(const perfq_t *pq, uint32_t group, perfq_group_info_t *info);
+PERFQ_API perfq_status_t perfq_counter_count(const perfq_t *pq, uint32_t *count);
+PERFQ_API perfq_status_t perfq_counter_info(const perfq_t *pq, perfq_counter_id_t id,
+                                  perfq_counter_info_t *info);
+
+/* Finds a counter by its full name "GROUP/COUNTER". A bare counter name is accepted when it
+ * is unique across groups. PERFQ_ENOTFOUND when no counter matches. */
+PERFQ_API perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_counter_id_t *id);
+
+/* Writes the full name of the catalog counter nearest to name (edit distance) into buf, for
+ * "did you mean" messages. PERFQ_ENOTFOUND if nothing is near; PERFQ_ENOSPC if buf is small. */
+PERFQ_API perfq_status_t perfq_counter_suggest(const perfq_t *pq, const char *name, char *buf,
+                                     size_t size);
+
+/* What a measurement counts. */
+typedef enum perfq_target_kind {
+    PERFQ_TARGET_SELF = 0,   /* the calling thread, plus threads and processes it starts later */
+    PERFQ_TARGET_PID = 1,    /* process pid, plus threads and processes it starts later */
+} perfq_target_kind_t;
+
+typedef struct perfq_target {
+    perfq_target_kind_t kind;
+    pid_t pid;               /* for PERFQ_TARGET_PID */
+    /* For PERFQ_TARGET_PID: start counting when pid calls exec (perf_event enable_on_exec);
+     * begin must then be called before the exec. Counters that cannot wait for exec (rusage,
+     * /proc io) read the process from begin. */
+    int enable_on_exec;
+} perfq_target_t;
+
+typedef struct perfq_measurement perfq_measurement_t;
+
+/* Creates a measurement of n counters (ids from the catalog; no duplicates). target NULL means
+ * PERFQ_TARGET_SELF. Fails with PERFQ_ENOTSUP if a counter is unavailable here, PERFQ_EBUSY if a
+ * group's max_active would be exceeded. Resources (file descriptors) are opened here, so that
+ * begin and sample stay cheap. */
+PERFQ_API perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *ids, size_t n,
+                                        const perfq_target_t *target,
+                                        perfq_measurement_t **out);
+
+/* Destroys a measurement (ending it if active) and sets *m to NULL; PERFQ_EINVAL when *m is
+ * already NULL. */
+PERFQ_API perfq_status_t perfq_measurement_destroy(perfq_measurement_t **m);
+
+/* One counter's value. Which member of v holds it follows the counter's storage type
+ * (INT32: i32, INT64: i64, UINT32 and BOOL32: u32, UINT64: u64, FLOAT32: f32, FLOAT64: f64). */
+typedef struct perfq_value {
+    union {
+        int32_t i32;
+        int64_t i64;
+        uint32_t u32;
+        uint64_t u64;
+        float f32;
+        double f64;
+    } v;
+    uint32_t flags;            /* PERFQ_VALUE_* */
+    uint64_t time_enabled;     /* ns the counter was enabled (multiplexed counters), else 0 */
+    uint64_t time_running;     /* ns it was really counting; < time_enabled when multiplexed */
+} perfq_value_t;
+
+#define PERFQ_VALUE_SCALED 0x1u      /* multiplexed: value = raw * time_enabled / time_running */
+#define PERFQ_VALUE_NOT_COUNTED 0x2u /* the counter never ran (time_running 0): value is 0 */
+
+/* Starts counting from zero. A measurement may be begun again after end. */
+PERFQ_API perfq_status_t perfq_measurement_begin(perfq_measurement_t *m);
+
+/* Reads the values counted since begin, without stopping (CPU-timeline counters: one read per
+ * provider group). values has room for n entries, n == the measurement's counter count.
+ * PERFQ_ENOTSUP if a counter of the set can only be read after end (GPU timeline). */
+PERFQ_API perfq_status_t perfq_measurement_sample(perfq_measurement_t *m, perfq_value_t *values, size_t n);
+
+/* Stops counting; the result is then read with perfq_measurement_result(). */
+PERFQ_API perfq_status_t perfq_measurement_end(perfq_measurement_t *m);
+
+#define PERFQ_RESULT_NOWAIT 0u
+#define PERFQ_RESULT_WAIT 1u
+
+/* The values counted between begin and end, in the order the ids were given.
+ * PERFQ_RESULT_NOWAIT: PERFQ_NOT_READY if some provider has not finished (nothing written);
+ * PERFQ_RESULT_WAIT: blocks until ready. PERFQ_ESTATE before the first end. */
+PERFQ_API perfq_status_t perfq_measurement_result(perfq_measurement_t *m, unsigned flags,
+                                        perfq_value_t *values, size_t n);
+
+/* The number of counters in a measurement. */
+PERFQ_API perfq_status_t perfq_measurement_counter_count(const perfq_measurement_t *m, size_t *n);
+
+/* A value as a double, for printing and rates: the storage member converted. */
+PERFQ_API double perfq_value_as_double(const perfq_value_t *value, perfq_storage_t storage);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFQ_PERFQ_H */

@@ -1,0 +1,15 @@
+/* The built-in providers, in the order they are probed and listed. Adding a source of counters
+ * is one file and one line here. */
+#include "core/instance.h"
+
+extern const struct perfq_provider_ops perfq_host_perf_provider;
+extern const struct perfq_provider_ops perfq_host_rusage_provider;
+extern const struct perfq_provider_ops perfq_host_procio_provider;
+
+const struct perfq_provider_ops *const perfq__builtin_providers[] = {
+    &perfq_host_perf_provider,
+    &perfq_host_rusage_provider,
+    &perfq_host_procio_provider,
+};
+const size_t perfq__builtin_provider_count =
+    sizeof(perfq__builtin_providers) / sizeof(perfq__builtin_providers[0]);

@@ -1,0 +1,341 @@
+/*
+ * Provider "host": Linux perf_event_open for a process and its descendants.
+ *
+ * Two groups: "host" (software events, always there where perf_event_open is allowed) and
+ * "host-hw" (hardware events, where the CPU has a PMU the kernel drives). Each catalog group
+ * becomes one perf_event group per session, read with one read() (PERF_FORMAT_GROUP) per
+ * sample. Counters run from session_open; begin takes a baseline and sample/end report the
+ * difference, so begin is one read too and the measurement can be begun again.
+ * Multiplexing: time_enabled/time_running come with every read; a value whose counter ran for
+ * part of the interval is scaled by enabled/running and flagged PERFQ_VALUE_SCALED.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/provider.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { GROUP_SOFTWARE, GROUP_HARDWARE, GROUP_KINDS };
+
+static const struct perfq_group_desc groups[GROUP_KINDS] = {
+    [GROUP_SOFTWARE] = {"host", "Kernel software events of the process and its descendants "
+                                "(perf_event_open, PERF_TYPE_SOFTWARE)", PERFQ_SCOPE_PROCESS, 0},
+    [GROUP_HARDWARE] = {"host-hw", "CPU hardware events of the process and its descendants "
+                                   "(perf_event_open, PERF_TYPE_HARDWARE); multiplexed by the "
+                                   "kernel when the PMU has too few counters",
+                        PERFQ_SCOPE_PROCESS, 0},
+};
+
+#define SW(n, cat, desc, unit, itype, cfg) \
+    {n, cat, desc, unit, PERFQ_STORAGE_UINT64, itype, 0, 0, 1, PERF_TYPE_SOFTWARE, cfg}
+#define HW(n, cat, desc, unit, cfg) \
+    {n, cat, desc, unit, PERFQ_STORAGE_UINT64, PERFQ_INTEL_EVENT, 0, 0, 1, PERF_TYPE_HARDWARE, cfg}
+
+static const struct perfq_counter_desc software_counters[] = {
+    SW("task-clock", "CPU", "CPU time the tasks spent running (ns)", PERFQ_UNIT_NANOSECONDS,
+       PERFQ_INTEL_DURATION_RAW, PERF_COUNT_SW_TASK_CLOCK),
+    SW("cpu-clock", "CPU", "CPU time by the per-CPU high-resolution timer (ns)",
+       PERFQ_UNIT_NANOSECONDS, PERFQ_INTEL_DURATION_RAW, PERF_COUNT_SW_CPU_CLOCK),
+    SW("page-faults", "Memory", "Page faults, minor and major", PERFQ_UNIT_GENERIC,
+       PERFQ_INTEL_EVENT, PERF_COUNT_SW_PAGE_FAULTS),
+    SW("minor-faults", "Memory", "Page faults served without I/O", PERFQ_UNIT_GENERIC,
+       PERFQ_INTEL_EVENT, PERF_COUNT_SW_PAGE_FAULTS_MIN),
+    SW("major-faults", "Memory", "Page faults that needed I/O", PERFQ_UNIT_GENERIC,
+       PERFQ_INTEL_EVENT, PERF_COUNT_SW_PAGE_FAULTS_MAJ),
+    SW("context-switches", "Scheduler", "Context switches of the tasks", PERFQ_UNIT_GENERIC,
+       PERFQ_INTEL_EVENT, PERF_COUNT_SW_CONTEXT_SWITCHES),
+    SW("cpu-migrations", "Scheduler", "Moves of a task from one CPU to another",
+       PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, PERF_COUNT_SW_CPU_MIGRATIONS),
+};
+
+static const struct perfq_counter_desc hardware_counters[] = {
+    HW("cycles", "CPU", "CPU cycles (user and kernel where permitted)", PERFQ_UNIT_CYCLES,
+       PERF_COUNT_HW_CPU_CYCLES),
+    HW("instructions", "CPU", "Instructions retired", PERFQ_UNIT_GENERIC,
+       PERF_COUNT_HW_INSTRUCTIONS),
+    HW("cache-references", "Cache", "Last-level cache accesses", PERFQ_UNIT_GENERIC,
+       PERF_COUNT_HW_CACHE_REFERENCES),
+    HW("cache-misses", "Cache", "Last-level cache misses", PERFQ_UNIT_GENERIC,
+       PERF_COUNT_HW_CACHE_MISSES),
+    HW("branches", "Branch", "Branch instructions retired", PERFQ_UNIT_GENERIC,
+       PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+    HW("branch-misses", "Branch", "Mispredicted branches", PERFQ_UNIT_GENERIC,
+       PERF_COUNT_HW_BRANCH_MISSES),
+};
+
+static const struct {
+    const struct perfq_counter_desc *counters;
+    size_t count;
+} tables[GROUP_KINDS] = {
+    [GROUP_SOFTWARE] = {software_counters, ARRAY_SIZE(software_counters)},
+    [GROUP_HARDWARE] = {hardware_counters, ARRAY_SIZE(hardware_counters)},
+};
+
+#define READ_FORMAT \
+    (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+#define MAX_GROUP 16
+
+static int paranoid_level(void)
+{
+    int level = -100;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (fscanf(f, "%d", &level) != 1)
+            level = -100;
+        fclose(f);
+    }
+    return level;
+}
+
+/* Opens one event; retries user-space only when the kernel refuses to count the kernel
+ * (perf_event_paranoid >= 2 for an unprivileged user). */
+static int open_event(const struct perfq_counter_desc *d, pid_t pid, int leader,
+                      int enable_on_exec)
+{
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = (uint32_t)d->code;
+    attr.config = d->code2;
+    attr.read_format = READ_FORMAT;
+    attr.inherit = 1;
+    attr.disabled = leader < 0 && enable_on_exec;
+    attr.enable_on_exec = leader < 0 && enable_on_exec;
+    int fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, leader, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        attr.exclude_kernel = 1;
+        attr.exclude_hv = 1;
+        fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, leader, PERF_FLAG_FD_CLOEXEC);
+    }
+    return fd;
+}
+
+static void describe_errno(int err, char *reason, size_t size)
+{
+    if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL)
+        snprintf(reason, size, "not supported here: no PMU counts this event "
+                 "(perf_event_open: %s)", strerror(err));
+    else if (err == EACCES || err == EPERM)
+        snprintf(reason, size, "perf_event_open refused: %s (kernel.perf_event_paranoid=%d, "
+                 "or a seccomp filter)", strerror(err), paranoid_level());
+    else if (err == ENOSYS)
+        snprintf(reason, size, "perf_event_open is not available in this kernel");
+    else
+        snprintf(reason, size, "perf_event_open failed: %s", strerror(err));
+}
+
+struct host_state {
+    int dummy;
+};
+
+static perfq_status_t host_probe(void *arg, void **state, char *reason, size_t size)
+{
+    (void)arg;
+    int fd = open_event(&software_counters[0], 0, -1, 0);
+    if (fd < 0) {
+        describe_errno(errno, reason, size);
+        return PERFQ_ENOTSUP;
+    }
+    close(fd);
+    struct host_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return PERFQ_ENOMEM;
+    *state = s;
+    return PERFQ_OK;
+}
+
+static perfq_status_t host_enumerate(void *state, struct perfq_catalog *catalog,
+                                     const char *probe_reason)
+{
+    for (int g = 0; g < GROUP_KINDS; g++) {
+        uint32_t gi;
+        char group_reason[256] = "";
+        /* The group is available if its first event opens; each counter is checked too. */
+        if (!state) {
+            snprintf(group_reason, sizeof(group_reason), "%s", probe_reason);
+        } else {
+            int fd = open_event(&tables[g].counters[0], 0, -1, 0);
+            if (fd < 0)
+                describe_errno(errno, group_reason, sizeof(group_reason));
+            else
+                close(fd);
+        }
+        perfq_status_t st = perfq_catalog_add_group(catalog, &groups[g],
+                                                    group_reason[0] ? group_reason : NULL, &gi);
+        if (st != PERFQ_OK)
+            return st;
+        for (size_t i = 0; i < tables[g].count; i++) {
+            const struct perfq_counter_desc *d = &tables[g].counters[i];
+            char reason[256] = "";
+            if (!group_reason[0]) {
+                int fd = open_event(d, 0, -1, 0);
+                if (fd < 0)
+                    describe_errno(errno, reason, sizeof(reason));
+                else
+                    close(fd);
+            }
+            st = perfq_catalog_add_counter(catalog, gi, d, reason[0] ? reason : NULL);
+            if (st != PERFQ_OK)
+                return st;
+        }
+    }
+    return PERFQ_OK;
+}
+
+/* One perf_event group: a leader fd and its members. */
+struct event_group {
+    int fds[MAX_GROUP];
+    size_t count;
+    uint64_t base[3 + MAX_GROUP];   /* nr, time_enabled, time_running, values */
+    uint64_t last[3 + MAX_GROUP];
+};
+
+struct host_session {
+    struct event_group groups[GROUP_KINDS];
+    size_t count;
+    uint8_t kind[MAX_GROUP * GROUP_KINDS];   /* request index -> group kind */
+    uint8_t slot[MAX_GROUP * GROUP_KINDS];   /* request index -> position in the group read */
+};
+
+static void host_session_close(void *session)
+{
+    struct host_session *s = session;
+    for (int g = 0; g < GROUP_KINDS; g++)
+        for (size_t i = 0; i < s->groups[g].count; i++)
+            close(s->groups[g].fds[i]);
+    free(s);
+}
+
+static int kind_of(const struct perfq_counter_desc *d)
+{
+    return d->code == PERF_TYPE_HARDWARE ? GROUP_HARDWARE : GROUP_SOFTWARE;
+}
+
+static perfq_status_t host_session_open(void *state, const struct perfq_session_request *req,
+                                        void **session)
+{
+    (void)state;
+    if (req->count > MAX_GROUP * GROUP_KINDS)
+        return PERFQ_EBUSY;
+    struct host_session *s = calloc(1, sizeof(*s));
+    if (!s)
+        return PERFQ_ENOMEM;
+    pid_t pid = req->target.kind == PERFQ_TARGET_PID ? req->target.pid : 0;
+    int on_exec = req->target.kind == PERFQ_TARGET_PID && req->target.enable_on_exec;
+    s->count = req->count;
+    for (size_t i = 0; i < req->count; i++) {
+        int k = kind_of(req->counters[i]);
+        struct event_group *g = &s->groups[k];
+        if (g->count == MAX_GROUP) {
+            host_session_close(s);
+            return PERFQ_EBUSY;
+        }
+        int fd = open_event(req->counters[i], pid, g->count ? g->fds[0] : -1, on_exec);
+        if (fd < 0) {
+            int err = errno;
+            host_session_close(s);
+            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP : PERFQ_ESYS;
+        }
+        s->kind[i] = (uint8_t)k;
+        s->slot[i] = (uint8_t)g->count;
+        g->fds[g->count++] = fd;
+    }
+    *session = s;
+    return PERFQ_OK;
+}
+
+static perfq_status_t read_group(struct event_group *g, uint64_t *buf)
+{
+    if (!g->count)
+        return PERFQ_OK;
+    size_t want = (3 + g->count) * sizeof(uint64_t);
+    ssize_t n = read(g->fds[0], buf, want);
+    if (n != (ssize_t)want || buf[0] != g->count)
+        return PERFQ_ESYS;
+    return PERFQ_OK;
+}
+
+static perfq_status_t read_all(struct host_session *s, int into_base)
+{
+    for (int k = 0; k < GROUP_KINDS; k++) {
+        struct event_group *g = &s->groups[k];
+        perfq_status_t st = read_group(g, into_base ? g->base : g->last);
+        if (st != PERFQ_OK)
+            return st;
+    }
+    return PERFQ_OK;
+}
+
+static void compute(const struct host_session *s, perfq_value_t *values)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const struct event_group *g = &s->groups[s->kind[i]];
+        uint64_t enabled = g->last[1] - g->base[1];
+        uint64_t running = g->last[2] - g->base[2];
+        uint64_t raw = g->last[3 + s->slot[i]] - g->base[3 + s->slot[i]];
+        perfq_value_t *v = &values[i];
+        v->time_enabled = enabled;
+        v->time_running = running;
+        v->flags = 0;
+        if (running == 0 && enabled != 0) {
+            v->v.u64 = 0;
+            v->flags = PERFQ_VALUE_NOT_COUNTED;
+        } else if (running < enabled) {
+            v->v.u64 = (uint64_t)((double)raw * (double)enabled / (double)running);
+            v->flags = PERFQ_VALUE_SCALED;
+        } else {
+            v->v.u64 = raw;
+        }
+    }
+}
+
+static perfq_status_t host_begin(void *session)
+{
+    return read_all(session, 1);
+}
+
+static perfq_status_t host_sample(void *session, perfq_value_t *values)
+{
+    struct host_session *s = session;
+    perfq_status_t st = read_all(s, 0);
+    if (st == PERFQ_OK)
+        compute(s, values);
+    return st;
+}
+
+static perfq_status_t host_end(void *session)
+{
+    return read_all(session, 0);
+}
+
+static perfq_status_t host_result(void *session, int wait, perfq_value_t *values)
+{
+    (void)wait;   /* CPU-timeline counters: the result is complete at end */
+    compute(session, values);
+    return PERFQ_OK;
+}
+
+static void host_close(void *state)
+{
+    free(state);
+}
+
+const struct perfq_provider_ops perfq_host_perf_provider = {
+    .name = "host",
+    .probe = host_probe,
+    .enumerate = host_enumerate,
+    .session_open = host_session_open,
+    .begin = host_begin,
+    .sample = host_sample,
+    .end = host_end,
+    .result = host_result,
+    .session_close = host_session_close,
+    .close = host_close,
+};
