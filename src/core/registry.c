@@ -5,11 +5,13 @@
 extern const struct perfq_provider_ops perfq_host_perf_provider;
 extern const struct perfq_provider_ops perfq_host_rusage_provider;
 extern const struct perfq_provider_ops perfq_host_procio_provider;
+extern const struct perfq_provider_ops perfq_host_clock_provider;
 
 const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_perf_provider,
     &perfq_host_rusage_provider,
     &perfq_host_procio_provider,
+    &perfq_host_clock_provider,
 };
 const size_t perfq__builtin_provider_count =
     sizeof(perfq__builtin_providers) / sizeof(perfq__builtin_providers[0]);
