@@ -1,0 +1,29 @@
+/* perfq run -- CMD: prepare the environment with perfq's layers and exec CMD. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cmd_run(int argc, char **argv)
+{
+    int verbose = 0, i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+            verbose = 1;
+        } else {
+            fprintf(stderr, "perfq run: unknown option '%s' (usage: perfq run [-v] -- CMD "
+                    "[ARGS])\n", argv[i]);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (i >= argc || i + 1 >= argc) {
+        fprintf(stderr, "perfq run: missing command (usage: perfq run [-v] -- CMD [ARGS])\n");
+        return CLI_EXIT_USAGE;
+    }
+    layers_inject(verbose);
+    char **cmd = argv + i + 1;
+    execvp(cmd[0], cmd);
+    fprintf(stderr, "perfq run: cannot execute '%s': %s\n", cmd[0], strerror(errno));
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,409 @@
+/*
+ * perfq stat [-e LIST] [--json] [-o FILE] [--no-layers] -- CMD [ARGS]
+ *
+ * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
+ * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
+ * fork/exec work is not counted. When the child exits, perfq waits for it without reaping
+ * (WNOWAIT), ends the measurement while /proc/PID/io still exists, then reaps it with wait4 for
+ * its rusage (user, system time, max RSS). Exits with CMD's status (128+N for signal N).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_EVENTS 256
+
+static const char *const default_events[] = {
+    "host/task-clock",     "host/context-switches", "host/cpu-migrations",
+    "host/page-faults",    "host/minor-faults",     "host/major-faults",
+    "host-hw/cycles",      "host-hw/instructions",  "host-hw/branches",
+    "host-hw/branch-misses", "host-hw/cache-references", "host-hw/cache-misses",
+    "proc-io/read-bytes",  "proc-io/write-bytes",
+};
+
+struct stat_options {
+    char *events;              /* joined -e lists, or NULL for the defaults */
+    int json;
+    const char *output;
+    int layers;
+    char **cmd;
+};
+
+struct stat_row {
+    perfq_counter_info_t info;
+    perfq_counter_id_t id;
+    int measured;              /* index into the measurement, or -1 when unavailable */
+};
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int append_events(struct stat_options *o, const char *list)
+{
+    size_t old = o->events ? strlen(o->events) : 0;
+    char *n = realloc(o->events, old + strlen(list) + 2);
+    if (!n)
+        return -1;
+    if (old)
+        n[old++] = ',';
+    memcpy(n + old, list, strlen(list) + 1);
+    o->events = n;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct stat_options *o)
+{
+    int i = 1;
+    o->layers = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (strcmp(a, "-e") == 0 || strcmp(a, "--events") == 0) {
+            if (++i >= argc || append_events(o, argv[i]))
+                return fprintf(stderr, "perfq stat: %s needs a list of counters\n", a), -1;
+        } else if (strncmp(a, "--events=", 9) == 0) {
+            if (append_events(o, a + 9))
+                return -1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
+            o->output = argv[i];
+        } else if (strcmp(a, "--no-layers") == 0) {
+            o->layers = 0;
+        } else {
+            return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
+        }
+    }
+    if (i >= argc)
+        return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
+                       "[--json] [-o FILE] -- CMD [ARGS])\n"), -1;
+    o->cmd = argv + i;
+    return 0;
+}
+
+/* Can this counter count another process? Tried on perfq's own pid, which always exists. */
+static int counts_other_process(perfq_t *pq, perfq_counter_id_t id)
+{
+    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = getpid()};
+    perfq_measurement_t *m;
+    if (perfq_measurement_create(pq, &id, 1, &t, &m) != PERFQ_OK)
+        return 0;
+    perfq_measurement_destroy(&m);
+    return 1;
+}
+
+static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *name,
+                   int explicit_name)
+{
+    perfq_counter_id_t id;
+    if (*n >= MAX_EVENTS)
+        return fprintf(stderr, "perfq stat: more than %d counters\n", MAX_EVENTS), -1;
+    if (explicit_name) {
+        if (cli_find_counter(pq, name, &id))
+            return -1;
+    } else if (perfq_counter_find(pq, name, &id) != PERFQ_OK) {
+        return 0;   /* a default this build does not have */
+    }
+    for (size_t i = 0; i < *n; i++)
+        if (rows[i].id == id)
+            return 0;
+    struct stat_row *r = &rows[(*n)++];
+    perfq_counter_info(pq, id, &r->info);
+    r->id = id;
+    r->measured = -1;
+    if (r->info.available && !counts_other_process(pq, id)) {
+        if (explicit_name)
+            return fprintf(stderr, "perfq stat: counter '%s' can only measure perfq's own "
+                           "process, not a command\n", r->info.full_name), -1;
+        (*n)--;
+    }
+    return 0;
+}
+
+static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
+                       size_t *n)
+{
+    *n = 0;
+    if (!o->events) {
+        for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+            if (add_row(pq, rows, n, default_events[i], 0))
+                return -1;
+        return 0;
+    }
+    char *list = strdup(o->events);
+    if (!list)
+        return -1;
+    int rc = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !rc;
+         tok = strtok_r(NULL, ",", &save))
+        rc = add_row(pq, rows, n, tok, 1);
+    free(list);
+    if (!rc && *n == 0) {
+        fprintf(stderr, "perfq stat: no counters given\n");
+        rc = -1;
+    }
+    return rc;
+}
+
+struct child_result {
+    int status;
+    struct rusage usage;
+    uint64_t elapsed_ns;
+};
+
+static void print_table(FILE *out, const struct stat_options *o, const struct stat_row *rows,
+                        size_t n, const perfq_value_t *values, const struct child_result *r)
+{
+    double seconds = (double)r->elapsed_ns / 1e9;
+    fprintf(out, "\n Performance counter stats for '");
+    for (char **a = o->cmd; *a; a++)
+        fprintf(out, "%s%s", a == o->cmd ? "" : " ", *a);
+    fprintf(out, "' (perfq):\n\n");
+    for (size_t i = 0; i < n; i++) {
+        const perfq_counter_info_t *ci = &rows[i].info;
+        if (rows[i].measured < 0) {
+            fprintf(out, "   %18s  %-8s %-30s (%s)\n", "<not supported>", "",
+                    ci->full_name, ci->unavailable_reason);
+            continue;
+        }
+        const perfq_value_t *v = &values[rows[i].measured];
+        if (v->flags & PERFQ_VALUE_NOT_COUNTED) {
+            fprintf(out, "   %18s  %-8s %-30s\n", "<not counted>", "", ci->full_name);
+            continue;
+        }
+        double value = perfq_value_as_double(v, ci->storage);
+        if (ci->unit == PERFQ_UNIT_NANOSECONDS) {
+            fprintf(out, "   %18.2f  %-8s %-30s #", value / 1e6, "msec", ci->full_name);
+            if (ci->intel_type == PERFQ_INTEL_DURATION_RAW && r->elapsed_ns)
+                fprintf(out, " %10.3f CPUs utilized", value / (double)r->elapsed_ns);
+        } else {
+            fprintf(out, "   %18.0f  %-8s %-30s #", value,
+                    ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
+                    ci->full_name);
+            double rate = seconds > 0 ? value / seconds : 0;
+            const char *scale = "";
+            static const struct { double at; const char *prefix; } scales[] = {
+                {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+            for (size_t k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+                if (rate >= scales[k].at) {
+                    rate /= scales[k].at;
+                    scale = scales[k].prefix;
+                    break;
+                }
+            }
+            fprintf(out, " %10.3f %s/sec", rate, scale);
+        }
+        if (v->flags & PERFQ_VALUE_SCALED)
+            fprintf(out, "  (scaled: counted %.2f%% of the time)",
+                    100.0 * (double)v->time_running / (double)v->time_enabled);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n   %18.9f seconds time elapsed\n", seconds);
+    fprintf(out, "   %18.9f seconds user\n",
+            (double)r->usage.ru_utime.tv_sec + (double)r->usage.ru_utime.tv_usec / 1e6);
+    fprintf(out, "   %18.9f seconds sys\n",
+            (double)r->usage.ru_stime.tv_sec + (double)r->usage.ru_stime.tv_usec / 1e6);
+    fprintf(out, "   %18ld KiB max resident set\n\n", r->usage.ru_maxrss);
+}
+
+static uint64_t tv_ns(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static void print_json(FILE *out, const struct stat_options *o, const struct stat_row *rows,
+                       size_t n, const perfq_value_t *values, const struct child_result *r)
+{
+    fprintf(out, "{\"command\": [");
+    for (char **a = o->cmd; *a; a++) {
+        fprintf(out, "%s", a == o->cmd ? "" : ", ");
+        json_string(out, *a);
+    }
+    fprintf(out, "], \"exit_status\": %d, \"signal\": %d, \"elapsed_ns\": %" PRIu64
+            ", \"user_ns\": %" PRIu64 ", \"system_ns\": %" PRIu64
+            ", \"max_rss_bytes\": %" PRIu64 ", \"counters\": [",
+            WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1,
+            WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0, r->elapsed_ns,
+            tv_ns(r->usage.ru_utime), tv_ns(r->usage.ru_stime),
+            (uint64_t)r->usage.ru_maxrss * 1024u);
+    double seconds = (double)r->elapsed_ns / 1e9;
+    for (size_t i = 0; i < n; i++) {
+        const perfq_counter_info_t *ci = &rows[i].info;
+        fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+        json_string(out, ci->full_name);
+        fprintf(out, ", \"unit\": \"%s\", \"available\": %s", perfq_unit_name(ci->unit),
+                rows[i].measured >= 0 ? "true" : "false");
+        if (rows[i].measured < 0) {
+            fprintf(out, ", \"reason\": ");
+            json_string(out, ci->unavailable_reason);
+            fprintf(out, "}");
+            continue;
+        }
+        const perfq_value_t *v = &values[rows[i].measured];
+        double value = perfq_value_as_double(v, ci->storage);
+        fprintf(out, ", \"value\": %.17g, \"rate_per_second\": %.17g, \"time_enabled\": %"
+                PRIu64 ", \"time_running\": %" PRIu64 ", \"scaled\": %s, \"counted\": %s}",
+                value, seconds > 0 ? value / seconds : 0.0, v->time_enabled, v->time_running,
+                v->flags & PERFQ_VALUE_SCALED ? "true" : "false",
+                v->flags & PERFQ_VALUE_NOT_COUNTED ? "false" : "true");
+    }
+    fprintf(out, "\n]}\n");
+}
+
+/* Starts cmd stopped before exec; returns its pid, or -1. *go and *exec_err are the pipes. */
+static pid_t spawn_waiting(char **cmd, int *go, int *exec_err)
+{
+    int gp[2], ep[2];
+    if (pipe2(gp, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        char byte;
+        close(gp[1]);
+        close(ep[0]);
+        if (read(gp[0], &byte, 1) != 1)
+            _exit(127);
+        execvp(cmd[0], cmd);
+        int err = errno;
+        if (write(ep[1], &err, sizeof(err)) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(gp[0]);
+    close(ep[1]);
+    *go = gp[1];
+    *exec_err = ep[0];
+    return pid;
+}
+
+static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
+                           size_t n, perfq_value_t *values, struct child_result *r)
+{
+    perfq_counter_id_t ids[MAX_EVENTS];
+    size_t measured = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].info.available) {
+            rows[i].measured = (int)measured;
+            ids[measured++] = rows[i].id;
+        }
+    if (o->layers)
+        layers_inject(0);
+    int go, exec_err;
+    pid_t pid = spawn_waiting(o->cmd, &go, &exec_err);
+    if (pid < 0)
+        return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
+    perfq_measurement_t *m = NULL;
+    perfq_target_t target = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
+    perfq_status_t st = measured ? perfq_measurement_create(pq, ids, measured, &target, &m)
+                                 : PERFQ_OK;
+    if (st == PERFQ_OK && m)
+        st = perfq_measurement_begin(m);
+    if (st != PERFQ_OK) {
+        fprintf(stderr, "perfq stat: cannot measure: %s\n", perfq_status_string(st));
+        close(go);   /* the child reads EOF and exits 127 without running cmd */
+        waitpid(pid, NULL, 0);
+        perfq_measurement_destroy(&m);
+        return -1;
+    }
+    /* Signals from the terminal go to the command; perfq stays to print what it counted. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    uint64_t t0 = monotonic_ns();
+    char byte = 1;
+    int err = 0;
+    ssize_t got = -1;
+    if (write(go, &byte, 1) == 1) {
+        do
+            got = read(exec_err, &err, sizeof(err));
+        while (got < 0 && errno == EINTR);
+    }
+    close(go);
+    close(exec_err);
+    siginfo_t info;
+    int wrc;
+    do
+        wrc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
+    while (wrc < 0 && errno == EINTR);
+    r->elapsed_ns = monotonic_ns() - t0;
+    if (m) {
+        st = perfq_measurement_end(m);
+        if (st == PERFQ_OK)
+            st = perfq_measurement_result(m, PERFQ_RESULT_WAIT, values, measured);
+    }
+    while (wait4(pid, &r->status, 0, &r->usage) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    perfq_measurement_destroy(&m);
+    if (got == (ssize_t)sizeof(err))
+        return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
+                       strerror(err)), -1;
+    if (st != PERFQ_OK)
+        return fprintf(stderr, "perfq stat: reading the counters failed: %s\n",
+                       perfq_status_string(st)), -1;
+    return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    struct stat_options o = {0};
+    struct stat_row *rows = calloc(MAX_EVENTS, sizeof(*rows));
+    perfq_value_t *values = calloc(MAX_EVENTS, sizeof(*values));
+    perfq_t *pq = NULL;
+    int rc = CLI_EXIT_USAGE;
+    size_t n = 0;
+    if (!rows || !values || parse_args(argc, argv, &o))
+        goto out;
+    perfq_status_t st = perfq_open(&pq);
+    if (st != PERFQ_OK) {
+        fprintf(stderr, "perfq: cannot open the library: %s\n", perfq_status_string(st));
+        goto out;
+    }
+    if (select_rows(pq, &o, rows, &n))
+        goto out;
+    FILE *out = stderr;
+    if (o.output && !(out = fopen(o.output, "w"))) {
+        fprintf(stderr, "perfq stat: cannot write '%s': %s\n", o.output, strerror(errno));
+        goto out;
+    }
+    struct child_result result = {0};
+    if (run_and_measure(pq, &o, rows, n, values, &result) == 0) {
+        if (o.json)
+            print_json(out, &o, rows, n, values, &result);
+        else
+            print_table(out, &o, rows, n, values, &result);
+        rc = WIFEXITED(result.status) ? WEXITSTATUS(result.status)
+                                      : 128 + WTERMSIG(result.status);
+    }
+    if (out != stderr)
+        fclose(out);
+out:
+    perfq_close(&pq);
+    free(o.events);
+    free(rows);
+    free(values);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* perfq: list counters, measure commands, run commands with perfq's layers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: perfq <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  list [--json]                 every counter group and counter, with unit, storage,\n"
+    "                                type, scope, description and whether it is available\n"
+    "                                here (and why not)\n"
+    "  stat [options] -- CMD [ARGS]  run CMD, count for it and its children, print a table\n"
+    "                                (stderr by default) and exit with CMD's exit status\n"
+    "      -e, --events LIST         comma-separated counters (\"host/task-clock,proc-io/"
+    "write-bytes\");\n"
+    "                                default: the host software events, host-hw where a PMU\n"
+    "                                exists, and proc-io bytes\n"
+    "      --json                    print JSON instead of the table\n"
+    "      -o, --output FILE         write the table or JSON to FILE instead of stderr\n"
+    "      --no-layers               do not inject perfq's GL and OpenCL layers\n"
+    "  run [-v] -- CMD [ARGS]        run CMD with perfq's GL and OpenCL layers injected\n"
+    "                                (LD_PRELOAD, OPENCL_LAYERS); -v says which\n"
+    "\n"
+    "  -h, --help                    this text\n"
+    "  --version                     perfq's version\n"
+    "\n"
+    "Counter names are GROUP/COUNTER as 'perfq list' prints them; a bare COUNTER works when\n"
+    "it is unique. Environment: PERFQ_DISABLE=GROUP,... marks groups unavailable;\n"
+    "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so and libperfq-cl.so.\n"
+    "Exit status: CMD's for stat and run; 2 for bad arguments, unknown or unavailable\n"
+    "counters, and commands that cannot be executed.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("perfq %s\n", PERFQ_VERSION_STRING);
+        return 0;
+    }
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "stat") == 0)
+        return cmd_stat(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    fprintf(stderr, "perfq: unknown command '%s'\n\n%s", cmd, usage);
+    return CLI_EXIT_USAGE;
+}
