@@ -1,0 +1,245 @@
+/* The perfq command line, run as a user would: list --json parses, stat propagates the exit
+ * status and counts the child's CPU time, bad arguments exit 2 with a clear message. */
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *perfq_path;
+
+struct run_result {
+    int status;        /* exit status, or 128+signal */
+    char out[1 << 16];
+    char err[1 << 14];
+};
+
+static void slurp(int fd, char *buf, size_t size)
+{
+    size_t used = 0;
+    ssize_t n;
+    while (used + 1 < size && (n = read(fd, buf + used, size - 1 - used)) > 0)
+        used += (size_t)n;
+    buf[used] = '\0';
+}
+
+/* Runs perfq with args; stdout and stderr go to temporary files that are read back. */
+static void run_perfq(struct run_result *r, const char *const *args)
+{
+    char out_path[] = "/tmp/perfq-cli-out-XXXXXX", err_path[] = "/tmp/perfq-cli-err-XXXXXX";
+    int out = mkstemp(out_path), err = mkstemp(err_path);
+    assert_true(out >= 0 && err >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const char *argv[32] = {perfq_path};
+        for (int i = 0; args[i] && i < 30; i++)
+            argv[i + 1] = args[i];
+        dup2(out, 1);
+        dup2(err, 2);
+        execv(perfq_path, (char *const *)argv);
+        _exit(99);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    lseek(out, 0, SEEK_SET);
+    lseek(err, 0, SEEK_SET);
+    slurp(out, r->out, sizeof(r->out));
+    slurp(err, r->err, sizeof(r->err));
+    close(out);
+    close(err);
+    unlink(out_path);
+    unlink(err_path);
+}
+
+static struct run_result *result(void)
+{
+    static struct run_result r;
+    memset(&r, 0, sizeof(r));
+    return &r;
+}
+
+static void test_list_json_parses(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"list", "--json", NULL});
+    assert_int_equal(r->status, 0);
+    json_object *root = json_tokener_parse(r->out);
+    assert_non_null(root);
+    json_object *groups;
+    assert_true(json_object_object_get_ex(root, "groups", &groups));
+    size_t ng = json_object_array_length(groups);
+    int seen_task_clock = 0, seen_unavailable_reason = 0;
+    for (size_t g = 0; g < ng; g++) {
+        json_object *grp = json_object_array_get_idx(groups, g), *counters, *f;
+        assert_true(json_object_object_get_ex(grp, "counters", &counters));
+        assert_true(json_object_object_get_ex(grp, "scope", &f));
+        for (size_t c = 0; c < json_object_array_length(counters); c++) {
+            json_object *ctr = json_object_array_get_idx(counters, c), *name, *unit, *avail,
+                        *reason, *uuid;
+            assert_true(json_object_object_get_ex(ctr, "name", &name));
+            assert_true(json_object_object_get_ex(ctr, "unit", &unit));
+            assert_true(json_object_object_get_ex(ctr, "available", &avail));
+            assert_true(json_object_object_get_ex(ctr, "reason", &reason));
+            assert_true(json_object_object_get_ex(ctr, "uuid", &uuid));
+            if (strcmp(json_object_get_string(name), "host/task-clock") == 0) {
+                seen_task_clock = 1;
+                assert_string_equal(json_object_get_string(unit), "ns");
+                assert_true(json_object_get_boolean(avail));
+            }
+            if (!json_object_get_boolean(avail))
+                seen_unavailable_reason += json_object_get_string_len(reason) > 0;
+            else
+                assert_true(json_object_is_type(reason, json_type_null));
+        }
+    }
+    assert_true(seen_task_clock);
+    (void)seen_unavailable_reason;
+    json_object_put(root);
+}
+
+static void test_stat_exit_status_and_child_cpu(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    /* The child burns CPU in a shell loop, then exits 7. */
+    run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock,host/page-faults",
+                                  "--", "sh", "-c",
+                                  "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exit 7",
+                                  NULL});
+    assert_int_equal(r->status, 7);
+    json_object *root = json_tokener_parse(r->err);
+    assert_non_null(root);
+    json_object *counters, *f;
+    assert_true(json_object_object_get_ex(root, "exit_status", &f));
+    assert_int_equal(json_object_get_int(f), 7);
+    assert_true(json_object_object_get_ex(root, "user_ns", &f));
+    double cpu = (double)json_object_get_int64(f);
+    assert_true(json_object_object_get_ex(root, "system_ns", &f));
+    cpu += (double)json_object_get_int64(f);
+    assert_true(json_object_object_get_ex(root, "counters", &counters));
+    json_object *task = json_object_array_get_idx(counters, 0), *value, *name;
+    assert_true(json_object_object_get_ex(task, "name", &name));
+    assert_string_equal(json_object_get_string(name), "host/task-clock");
+    assert_true(json_object_object_get_ex(task, "value", &value));
+    double task_ns = json_object_get_double(value);
+    print_message("child task-clock %.3f ms, wait4 user+sys %.3f ms\n", task_ns / 1e6,
+                  cpu / 1e6);
+    /* The kernel's two accountings of the same child agree within 10% (+1 ms of tick). */
+    assert_true(task_ns > 10e6);
+    assert_true(task_ns > cpu * 0.9 - 1e6 && task_ns < cpu * 1.1 + 1e6);
+    json_object_put(root);
+}
+
+static void test_stat_table_to_file(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-table-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    run_perfq(r, (const char *[]){"stat", "-o", path, "--", "true", NULL});
+    assert_int_equal(r->status, 0);
+    fd = open(path, O_RDONLY);
+    char buf[8192];
+    slurp(fd, buf, sizeof(buf));
+    close(fd);
+    unlink(path);
+    assert_non_null(strstr(buf, "host/task-clock"));
+    assert_non_null(strstr(buf, "host/context-switches"));
+    assert_non_null(strstr(buf, "seconds time elapsed"));
+}
+
+static void test_stat_signal_status(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "kill -TERM $$", NULL});
+    assert_int_equal(r->status, 128 + 15);
+}
+
+static void test_bad_arguments_exit_2(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "-e", "host/task-clok", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "unknown counter 'host/task-clok'"));
+    assert_non_null(strstr(r->err, "did you mean 'host/task-clock'"));
+    run_perfq(r, (const char *[]){"stat", "--", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "missing command"));
+    run_perfq(r, (const char *[]){"stat", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"stat", "--", "/nonexistent/perfq-no-such-program", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "cannot execute"));
+    run_perfq(r, (const char *[]){"stat", "--bogus", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"stat", "-e", "rusage/user-time", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "own process"));
+    run_perfq(r, (const char *[]){"list", "--bogus", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"frobnicate", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"run", "--", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"run", "--", "/nonexistent/perfq-no-such-program", NULL});
+    assert_int_equal(r->status, 2);
+}
+
+static void test_unavailable_counter_named(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "-e", "host-hw/cycles", "--", "true", NULL});
+    /* Without a PMU it exits 2 saying why; with one it counts. */
+    if (r->status == 2)
+        assert_non_null(strstr(r->err, "not available here"));
+    else
+        assert_int_equal(r->status, 0);
+}
+
+static void test_run_execs_with_status(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"run", "--", "sh", "-c", "echo ran; exit 5", NULL});
+    assert_int_equal(r->status, 5);
+    assert_string_equal(r->out, "ran\n");
+    run_perfq(r, (const char *[]){"--help", NULL});
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "usage: perfq"));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH-TO-PERFQ\n", argv[0]);
+        return 2;
+    }
+    perfq_path = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_json_parses),
+        cmocka_unit_test(test_stat_exit_status_and_child_cpu),
+        cmocka_unit_test(test_stat_table_to_file),
+        cmocka_unit_test(test_stat_signal_status),
+        cmocka_unit_test(test_bad_arguments_exit_2),
+        cmocka_unit_test(test_unavailable_counter_named),
+        cmocka_unit_test(test_run_execs_with_status),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,219 @@
+/* The engine with a test-only provider (compiled into this test, never shipped or listed):
+ * measurements split across providers keep the caller's order; an asynchronous provider's
+ * pending result gives PERFQ_NOT_READY and writes nothing; max_active is enforced; a provider
+ * whose probe fails contributes only unavailable counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/instance.h"
+
+struct fake_state {
+    int fail_probe;
+    int ready;           /* results become ready when set */
+    int sessions_open;
+};
+
+static const struct perfq_group_desc fake_group = {
+    "fake", "test provider", PERFQ_SCOPE_GPU_TIMELINE, 2};
+static const struct perfq_counter_desc fake_counters[] = {
+    {"a", "Test", "returns 100 + its code", PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64,
+     PERFQ_INTEL_EVENT, 0, 0, 0, 1, 0},
+    {"b", "Test", "returns 100 + its code", PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64,
+     PERFQ_INTEL_EVENT, 0, 0, 0, 2, 0},
+    {"c", "Test", "returns 100 + its code", PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64,
+     PERFQ_INTEL_EVENT, 0, 0, 0, 3, 0},
+};
+
+struct fake_session {
+    struct fake_state *state;
+    size_t count;
+    uint64_t codes[3];
+};
+
+static perfq_status_t fake_probe(void *arg, void **state, char *reason, size_t size)
+{
+    struct fake_state *s = arg;
+    if (s->fail_probe) {
+        snprintf(reason, size, "no fake device");
+        return PERFQ_ENOTSUP;
+    }
+    *state = s;
+    return PERFQ_OK;
+}
+
+static perfq_status_t fake_enumerate(void *state, struct perfq_catalog *c, const char *reason)
+{
+    uint32_t g;
+    perfq_status_t st = perfq_catalog_add_group(c, &fake_group, state ? NULL : reason, &g);
+    for (int i = 0; st == PERFQ_OK && i < 3; i++)
+        st = perfq_catalog_add_counter(c, g, &fake_counters[i], NULL);
+    return st;
+}
+
+static perfq_status_t fake_open(void *state, const struct perfq_session_request *req,
+                                void **session)
+{
+    struct fake_session *s = calloc(1, sizeof(*s));
+    s->state = state;
+    s->count = req->count;
+    for (size_t i = 0; i < req->count; i++)
+        s->codes[i] = req->counters[i]->code;
+    s->state->sessions_open++;
+    *session = s;
+    return PERFQ_OK;
+}
+
+static perfq_status_t fake_nop(void *session)
+{
+    (void)session;
+    return PERFQ_OK;
+}
+
+static perfq_status_t fake_result(void *session, int wait, perfq_value_t *values)
+{
+    struct fake_session *s = session;
+    if (!s->state->ready && !wait)
+        return PERFQ_NOT_READY;
+    for (size_t i = 0; i < s->count; i++) {
+        memset(&values[i], 0, sizeof(values[i]));
+        values[i].v.u64 = 100 + s->codes[i];
+    }
+    return PERFQ_OK;
+}
+
+static void fake_close_session(void *session)
+{
+    struct fake_session *s = session;
+    s->state->sessions_open--;
+    free(s);
+}
+
+static const struct perfq_provider_ops fake_ops = {
+    .name = "fake",
+    .probe = fake_probe,
+    .enumerate = fake_enumerate,
+    .session_open = fake_open,
+    .begin = fake_nop,
+    .sample = NULL,
+    .end = fake_nop,
+    .result = fake_result,
+    .session_close = fake_close_session,
+};
+
+static perfq_t *open_fake(struct fake_state *fs)
+{
+    const struct perfq_provider_ops *ops[] = {&fake_ops};
+    void *args[] = {fs};
+    perfq_t *pq = NULL;
+    assert_int_equal(perfq__open_with(ops, args, 1, 1, &pq), PERFQ_OK);
+    return pq;
+}
+
+static perfq_counter_id_t find(perfq_t *pq, const char *name)
+{
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, name, &id), PERFQ_OK);
+    return id;
+}
+
+static void test_split_across_providers_keeps_order(void **state)
+{
+    (void)state;
+    struct fake_state fs = {0};
+    perfq_t *pq = open_fake(&fs);
+    perfq_counter_id_t ids[4] = {find(pq, "fake/b"), find(pq, "proc-io/write-bytes"),
+                                 find(pq, "fake/a"), find(pq, "host/task-clock")};
+    perfq_measurement_t *m;
+    assert_int_equal(perfq_measurement_create(pq, ids, 4, NULL, &m), PERFQ_OK);
+    assert_int_equal(fs.sessions_open, 1);
+    perfq_value_t v[4];
+    memset(v, 0xab, sizeof(v));
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    /* The fake provider has no sample: the whole measurement cannot be sampled. */
+    assert_int_equal(perfq_measurement_sample(m, v, 4), PERFQ_ENOTSUP);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t untouched[4];
+    memcpy(untouched, v, sizeof(v));
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 4), PERFQ_NOT_READY);
+    assert_memory_equal(v, untouched, sizeof(v));   /* nothing written while pending */
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 4), PERFQ_OK);
+    assert_int_equal(v[0].v.u64, 102);
+    assert_int_equal(v[2].v.u64, 101);
+    assert_int_equal(v[1].v.u64, 0);            /* perfq wrote nothing between begin and end */
+    assert_true(v[3].v.u64 > 0);
+    fs.ready = 1;
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 4), PERFQ_OK);
+    perfq_measurement_destroy(&m);
+    assert_int_equal(fs.sessions_open, 0);
+    perfq_close(&pq);
+}
+
+static void test_max_active(void **state)
+{
+    (void)state;
+    struct fake_state fs = {0};
+    perfq_t *pq = open_fake(&fs);
+    perfq_counter_id_t ids[3] = {find(pq, "fake/a"), find(pq, "fake/b"), find(pq, "fake/c")};
+    perfq_measurement_t *m = NULL;
+    assert_int_equal(perfq_measurement_create(pq, ids, 3, NULL, &m), PERFQ_EBUSY);
+    assert_null(m);
+    assert_int_equal(perfq_measurement_create(pq, ids, 2, NULL, &m), PERFQ_OK);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_failed_probe_lists_unavailable(void **state)
+{
+    (void)state;
+    struct fake_state fs = {.fail_probe = 1};
+    perfq_t *pq = open_fake(&fs);
+    perfq_counter_id_t id = find(pq, "fake/a");
+    perfq_counter_info_t ci;
+    perfq_counter_info(pq, id, &ci);
+    assert_false(ci.available);
+    assert_string_equal(ci.unavailable_reason, "no fake device");
+    perfq_measurement_t *m = NULL;
+    assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_ENOTSUP);
+    perfq_close(&pq);
+}
+
+static void test_catalog_builder_rejects_bad_descriptors(void **state)
+{
+    (void)state;
+    struct perfq_catalog c;
+    memset(&c, 0, sizeof(c));
+    uint32_t g;
+    assert_int_equal(perfq_catalog_add_counter(&c, 0, &fake_counters[0], NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_add_group(&c, &fake_group, NULL, &g), PERFQ_OK);
+    assert_int_equal(perfq_catalog_add_group(&c, &fake_group, NULL, &g), PERFQ_EINVAL);
+    struct perfq_counter_desc bad = fake_counters[0];
+    bad.unit = (perfq_unit_t)11;
+    assert_int_equal(perfq_catalog_add_counter(&c, g, &bad, NULL), PERFQ_EINVAL);
+    bad = fake_counters[0];
+    bad.storage = (perfq_storage_t)7;
+    assert_int_equal(perfq_catalog_add_counter(&c, g, &bad, NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_add_counter(&c, g, &fake_counters[0], NULL), PERFQ_OK);
+    assert_int_equal(perfq_catalog_add_counter(&c, g, &fake_counters[0], NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_add_counter(&c, g + 1, &fake_counters[1], NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_add_counter(NULL, g, &fake_counters[1], NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_add_group(&c, NULL, NULL, &g), PERFQ_EINVAL);
+    perfq__catalog_free(&c);   /* ASan checks the strings it copied are freed */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_across_providers_keeps_order),
+        cmocka_unit_test(test_max_active),
+        cmocka_unit_test(test_failed_probe_lists_unavailable),
+        cmocka_unit_test(test_catalog_builder_rejects_bad_descriptors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,207 @@
+/* Host counters against known work: CPU time of a busy loop, faults of fresh pages, bytes of a
+ * known write, a child process's CPU time through a pid target. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perfq/perfq.h"
+
+static uint64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void busy_cpu(uint64_t ns)
+{
+    uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+    volatile uint64_t x = 0;
+    while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+        for (int i = 0; i < 1000; i++)
+            x += (uint64_t)i;
+}
+
+static perfq_measurement_t *measure(perfq_t *pq, const char *const *names, size_t n)
+{
+    perfq_counter_id_t ids[8];
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(perfq_counter_find(pq, names[i], &ids[i]), PERFQ_OK);
+    perfq_measurement_t *m = NULL;
+    assert_int_equal(perfq_measurement_create(pq, ids, n, NULL, &m), PERFQ_OK);
+    return m;
+}
+
+static void test_task_clock_of_busy_loop(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    const char *names[] = {"host/task-clock", "clock/process-cpu-time"};
+    perfq_measurement_t *m = measure(pq, names, 2);
+    perfq_value_t v[2];
+    uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    busy_cpu(100000000);   /* 100 ms of CPU */
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    uint64_t thread_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+    double task = (double)v[0].v.u64, ref = (double)thread_ns;
+    print_message("task-clock %.3f ms, CLOCK_THREAD_CPUTIME_ID %.3f ms, process-cpu-time "
+                  "%.3f ms\n", task / 1e6, ref / 1e6, (double)v[1].v.u64 / 1e6);
+    assert_true(task > ref * 0.9 && task < ref * 1.1);
+    assert_true((double)v[1].v.u64 > ref * 0.9);
+    assert_int_equal(v[0].flags & PERFQ_VALUE_NOT_COUNTED, 0);
+    assert_true(v[0].time_enabled > 0 && v[0].time_running <= v[0].time_enabled);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_faults_of_fresh_pages(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    const char *names[] = {"host/page-faults", "host/minor-faults", "rusage/minor-faults"};
+    perfq_measurement_t *m = measure(pq, names, 3);
+    const size_t pages = 2000;
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *mem = mmap(NULL, pages * (size_t)page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    for (size_t i = 0; i < pages; i++)
+        mem[i * (size_t)page] = 1;
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v[3];
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 3), PERFQ_OK);
+    print_message("page-faults %lu minor %lu rusage minor %lu for %zu pages\n",
+                  (unsigned long)v[0].v.u64, (unsigned long)v[1].v.u64,
+                  (unsigned long)v[2].v.u64, pages);
+    for (int i = 0; i < 3; i++)
+        assert_true(v[i].v.u64 >= pages);
+    munmap(mem, pages * (size_t)page);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_bytes_written(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    const char *names[] = {"proc-io/write-bytes", "proc-io/write-syscalls",
+                           "proc-io/read-bytes"};
+    perfq_measurement_t *m = measure(pq, names, 3);
+    char path[] = "/tmp/perfq-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static char block[4096];
+    memset(block, 'x', sizeof(block));
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v[3];
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 3), PERFQ_OK);
+    /* Exact: nothing else in this thread writes between begin and end. */
+    assert_int_equal(v[0].v.u64, 100u * sizeof(block));
+    assert_int_equal(v[1].v.u64, 100u);
+    close(fd);
+    unlink(path);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_sample_grows_and_begin_again_restarts(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    const char *names[] = {"host/task-clock"};
+    perfq_measurement_t *m = measure(pq, names, 1);
+    perfq_value_t a, b, c;
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    busy_cpu(5000000);
+    assert_int_equal(perfq_measurement_sample(m, &a, 1), PERFQ_OK);
+    busy_cpu(5000000);
+    assert_int_equal(perfq_measurement_sample(m, &b, 1), PERFQ_OK);
+    assert_true(b.v.u64 > a.v.u64);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_sample(m, &c, 1), PERFQ_OK);
+    assert_true(c.v.u64 < a.v.u64);   /* counted from the new begin */
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_child_process_target(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t ids[2];
+    assert_int_equal(perfq_counter_find(pq, "host/task-clock", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "proc-io/write-bytes", &ids[1]), PERFQ_OK);
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char byte;
+        if (read(go[0], &byte, 1) != 1)
+            _exit(1);
+        busy_cpu(50000000);
+        int fd = open("/dev/null", O_WRONLY);
+        static char buf[1000];
+        for (int i = 0; i < 7; i++)
+            if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+                _exit(1);
+        _exit(0);
+    }
+    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid};
+    perfq_measurement_t *m;
+    assert_int_equal(perfq_measurement_create(pq, ids, 2, &t, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    siginfo_t info;
+    assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v[2];
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    print_message("child task-clock %.3f ms, write-bytes %lu\n", (double)v[0].v.u64 / 1e6,
+                  (unsigned long)v[1].v.u64);
+    assert_true(v[0].v.u64 >= 45000000u);
+    assert_int_equal(v[1].v.u64, 7000u);
+    close(go[0]);
+    close(go[1]);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_task_clock_of_busy_loop),
+        cmocka_unit_test(test_faults_of_fresh_pages),
+        cmocka_unit_test(test_bytes_written),
+        cmocka_unit_test(test_sample_grows_and_begin_again_restarts),
+        cmocka_unit_test(test_child_process_target),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
