@@ -31,6 +31,7 @@ static void busy_cpu(uint64_t ns)
     while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
         for (int i = 0; i < 1000; i++)
             x += (uint64_t)i;
+    (void)x;
 }
 
 static perfq_measurement_t *measure(perfq_t *pq, const char *const *names, size_t n)
