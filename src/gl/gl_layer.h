@@ -1,0 +1,207 @@
+/*
+ * The GL layer's internal interface (libperfq-gl.so): what the extension front ends built on the
+ * layer (angle_timer_query.c, intel_performance_query.c, ...) may use. Stable: names here are
+ * only ever added to; see docs/gl-layer-interface.md for the change log.
+ *
+ * Threads: every function taking a `struct perfq_gl_context *` must be called on the thread where
+ * that context is current (GL's own rule), except perfq_gl_timer_result/_vquery_result with
+ * wait == 0 on the fence path, which are safe anywhere. Registration functions are safe from any
+ * thread at any time, constructors included (they use static storage and a lock, not the layer's
+ * lazy init).
+ *
+ * GL state and errors: every service call below leaves the program's GL error flag and GL state
+ * (bound queries, query buffer binding) as it found them. A service that fails returns a negative
+ * perfq_status_t and records nothing for the program: the front end decides which GL error the
+ * spec asks for and records it with perfq_gl_record_error().
+ */
+#ifndef PERFQ_GL_LAYER_H
+#define PERFQ_GL_LAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+
+#include "perfq/perfq.h"
+#include "gl/dispatch.h"
+
+#define PERFQ_GL_EXPORT __attribute__((visibility("default")))
+
+/* ---- Contexts ------------------------------------------------------------------------------ */
+
+typedef enum perfq_gl_api {
+    PERFQ_GL_API_GL = 0,        /* desktop OpenGL (compatibility or core) */
+    PERFQ_GL_API_GLES = 1,      /* OpenGL ES */
+} perfq_gl_api_t;
+
+typedef enum perfq_gl_window_system {
+    PERFQ_GL_WS_EGL = 0,
+    PERFQ_GL_WS_GLX = 1,
+} perfq_gl_window_system_t;
+
+/* Which timer the trustworthy timer service uses in a context (see gpu_timer.c and
+ * docs/gl-layer.md for the rules). */
+typedef enum perfq_gl_timer_path {
+    PERFQ_GL_TIMER_NONE = 0,    /* neither trustworthy timer queries nor fences: no timer */
+    PERFQ_GL_TIMER_QUERY = 1,   /* the driver's TIME_ELAPSED / TIMESTAMP queries */
+    PERFQ_GL_TIMER_FENCE = 2,   /* EGL fences stamped with CLOCK_MONOTONIC by a helper thread */
+} perfq_gl_timer_path_t;
+
+#define PERFQ_GL_MAX_SLOTS 8
+
+/* One GL context the program created. Fields are filled when the context is first made current
+ * (before the context-created hooks run) and are read-only for front ends. */
+struct perfq_gl_context {
+    /* The real driver functions (never the layer's wrappers). Always non-NULL; a member is NULL
+     * where the driver lacks that entry point. */
+    const struct perfq_gl_dispatch *gl;
+    perfq_gl_window_system_t window_system;
+    void *handle;               /* the EGLContext or GLXContext */
+    void *display;              /* the EGLDisplay or X Display* */
+    perfq_gl_api_t api;
+    int major, minor;           /* from GL_VERSION */
+    int core_profile;           /* desktop GL: 1 for a core profile context */
+    const char *vendor;         /* GL_VENDOR, GL_RENDERER, GL_VERSION: copies owned by the layer */
+    const char *renderer;
+    const char *version;
+    /* ... private layer state follows in context.c's definition; do not allocate this struct. */
+};
+
+/* The context current on the calling thread, or NULL. Cheap (a thread-local load). */
+struct perfq_gl_context *perfq_gl_current_context(void);
+
+/* 1 if the driver (not the layer) advertises `name` (e.g. "GL_ARB_pipeline_statistics_query")
+ * in this context. */
+int perfq_gl_has_driver_extension(const struct perfq_gl_context *ctx, const char *name);
+
+/* 1 if the context's GL version is at least major.minor (GLES and GL compared as they are). */
+int perfq_gl_version_at_least(const struct perfq_gl_context *ctx, int major, int minor);
+
+/* Context hooks: `created` runs when a context is first made current (on that thread, with it
+ * current: GL calls allowed); it returns the front end's per-context data (may be NULL).
+ * `destroyed` runs once when the context is destroyed; `gl_usable` is 1 when the context is
+ * current on the calling thread (GL calls allowed), 0 when only CPU memory may be freed (its GL
+ * objects die with the context). Returns the slot for perfq_gl_context_data(), or -1 when all
+ * PERFQ_GL_MAX_SLOTS are taken. Register before the program creates contexts (a constructor). */
+typedef void *(*perfq_gl_context_created_fn)(struct perfq_gl_context *ctx);
+typedef void (*perfq_gl_context_destroyed_fn)(struct perfq_gl_context *ctx, void *data,
+                                              int gl_usable);
+int perfq_gl_register_context_hooks(const char *owner, perfq_gl_context_created_fn created,
+                                    perfq_gl_context_destroyed_fn destroyed);
+void *perfq_gl_context_data(const struct perfq_gl_context *ctx, int slot);
+
+/* ---- Errors -------------------------------------------------------------------------------- */
+
+/* Records a GL error for the program, as GL does: if an error is already pending (the layer's or
+ * the driver's), this one is dropped; the program's next glGetError returns the first and clears
+ * it. */
+void perfq_gl_record_error(struct perfq_gl_context *ctx, GLenum error);
+
+/* For front ends that call the driver directly through ctx->gl: bracket the calls with these two
+ * so the program's pending error survives and the calls' own errors are returned, not leaked.
+ * perfq_gl_error_guard_end returns the first error the bracketed calls raised (GL_NO_ERROR if
+ * none). Nesting is allowed. */
+void perfq_gl_error_guard_begin(struct perfq_gl_context *ctx);
+GLenum perfq_gl_error_guard_end(struct perfq_gl_context *ctx);
+
+/* ---- Entry points, extensions, glGet values ------------------------------------------------ */
+
+/* Makes eglGetProcAddress / glXGetProcAddress(ARB) return `fn` for `name` (the GL name, e.g.
+ * "glBeginPerfQueryINTEL"), also where the driver has a stub of that name. Exporting the symbol
+ * (for programs that link by name) is the front end's job: PERFQ_GL_EXPORT on its definition.
+ * Returns 0, or -1 when the table is full. */
+int perfq_gl_register_entry_point(const char *name, void (*fn)(void));
+
+/* Adds `name` to GL_EXTENSIONS / glGetStringi / GL_NUM_EXTENSIONS in contexts where
+ * `available(ctx)` returns 1 (evaluated once, when the context is first made current, after the
+ * context-created hooks). Not added where the driver already advertises the name. */
+typedef int (*perfq_gl_extension_predicate_fn)(struct perfq_gl_context *ctx);
+int perfq_gl_register_extension(const char *name, perfq_gl_extension_predicate_fn available);
+
+/* Answers glGetIntegerv / glGetInteger64v / glGetBooleanv / glGetFloatv / glGetDoublev for
+ * `pname` in contexts where `available(ctx)` is 1 (else the driver answers). `value` returns the
+ * value (one scalar). */
+typedef int64_t (*perfq_gl_integer_fn)(struct perfq_gl_context *ctx, GLenum pname);
+int perfq_gl_register_integer(GLenum pname, perfq_gl_extension_predicate_fn available,
+                              perfq_gl_integer_fn value);
+
+/* ---- Query virtualisation ("split and sum") ------------------------------------------------ */
+
+/*
+ * A perfq-owned logical query on a GL query target, living beside the program's own queries of
+ * the same target: when logical queries overlap on a target, the layer ends the driver query,
+ * starts a new one, and each logical query's result is the sum of the pieces it covered (the
+ * OR for ANY_SAMPLES_PASSED*). The program's own glBeginQuery/glEndQuery/glGetQueryObject* keep
+ * their exact results and errors.
+ *
+ * Targets: GL_TIME_ELAPSED, GL_SAMPLES_PASSED, GL_ANY_SAMPLES_PASSED,
+ * GL_ANY_SAMPLES_PASSED_CONSERVATIVE, GL_PRIMITIVES_GENERATED (index = vertex stream, 0 unless
+ * the driver has indexed queries), and the ARB_pipeline_statistics_query targets
+ * (GL_VERTICES_SUBMITTED_ARB ... GL_CLIPPING_OUTPUT_PRIMITIVES_ARB, GL_GEOMETRY_SHADER_INVOCATIONS).
+ * TIME_ELAPSED here is the driver's raw timer: for a *trustworthy* time use perfq_gl_timer_*.
+ */
+struct perfq_gl_vquery;
+
+/* 1 if this context's driver can run `target` (the version or extension it needs is there). */
+int perfq_gl_vquery_target_supported(struct perfq_gl_context *ctx, GLenum target);
+
+/* Begins a logical query. Returns PERFQ_OK and *out, PERFQ_ENOTSUP for a target the context
+ * cannot run, PERFQ_ENOMEM, or PERFQ_ESYS when the driver raised an error. */
+perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *ctx, GLenum target, GLuint index,
+                                     struct perfq_gl_vquery **out);
+/* Ends it (PERFQ_ESTATE if not active). */
+perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q);
+/* The summed result. wait 0: PERFQ_NOT_READY while any piece is pending ("available?" is
+ * "result() != PERFQ_NOT_READY"); wait 1: blocks. PERFQ_ESTATE if still active or never ended. */
+perfq_status_t perfq_gl_vquery_result(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q,
+                                      int wait, uint64_t *value);
+/* Frees it (ends it first when active). NULL is allowed. */
+void perfq_gl_vquery_free(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q);
+
+/* ---- The trustworthy GPU timer ------------------------------------------------------------- */
+
+/*
+ * GPU time of the GL commands between begin and end (or the GPU time at a point, for a stamp),
+ * in nanoseconds, from the path this context gets (perfq_gl_timer_path): the driver's timer
+ * queries where they are trustworthy, else fences stamped with CLOCK_MONOTONIC when they signal.
+ * Stamps are in the domain of the path: the driver's GL_TIMESTAMP domain on the query path,
+ * CLOCK_MONOTONIC on the fence path.
+ */
+struct perfq_gl_timer;
+
+perfq_gl_timer_path_t perfq_gl_timer_path(struct perfq_gl_context *ctx);
+/* Smallest difference the path can tell apart, in ns (fence path: measured wake-up latency of the
+ * helper thread; query path: 1, the unit of the driver's counter). */
+uint64_t perfq_gl_timer_resolution_ns(struct perfq_gl_context *ctx);
+/* Counter bits of the path (driver's QUERY_COUNTER_BITS, or 64 on the fence path). */
+int perfq_gl_timer_bits(struct perfq_gl_context *ctx, int timestamp);
+
+/* An interval: begin ... end. PERFQ_ENOTSUP where the path is NONE. */
+perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *ctx, struct perfq_gl_timer **out);
+perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+/* A point in time after all previous commands completed (QueryCounter TIMESTAMP). */
+perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *ctx, struct perfq_gl_timer **out);
+/* ns of the interval, or the stamp. wait 0: PERFQ_NOT_READY while pending. Results become
+ * available in the order timers were ended/stamped within a context. */
+perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *ctx, struct perfq_gl_timer *t,
+                                     int wait, uint64_t *ns);
+/* Frees it (ends it first when active). NULL is allowed. */
+void perfq_gl_timer_free(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+
+/* ---- Diagnostics (exported for tests) ------------------------------------------------------ */
+
+struct perfq_gl_layer_stats {
+    uint64_t contexts;          /* live contexts the layer tracks */
+    uint64_t vqueries;          /* live perfq logical queries */
+    uint64_t segments;          /* driver query objects the layer owns (pooled included) */
+    uint64_t program_records;   /* program queries with split results pending */
+    uint64_t timers;            /* live timer objects */
+    uint64_t fences_pending;    /* fences the helper threads have not stamped yet */
+    uint64_t angle_queries;     /* live GL_ANGLE_timer_query names */
+};
+PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
+
+#endif
