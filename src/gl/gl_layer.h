@@ -158,8 +158,14 @@ perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *ctx, struct perfq_gl
  * "result() != PERFQ_NOT_READY"); wait 1: blocks. PERFQ_ESTATE if still active or never ended. */
 perfq_status_t perfq_gl_vquery_result(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q,
                                       int wait, uint64_t *value);
-/* Frees it (ends it first when active). NULL is allowed. */
+/* Frees it (ends it first when active). NULL is allowed. Also allowed from a context-destroyed
+ * hook with gl_usable == 0: then it frees CPU memory only (the driver objects die with the
+ * context). */
 void perfq_gl_vquery_free(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q);
+/* 1 if the layer split this logical query (another query of its target, the program's or
+ * perfq's, began or ended while it was active), so its result is a sum of pieces. Valid once
+ * ended. */
+int perfq_gl_vquery_was_split(const struct perfq_gl_vquery *q);
 
 /* ---- The trustworthy GPU timer ------------------------------------------------------------- */
 
@@ -188,8 +194,13 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *ctx, struct perfq_g
  * available in the order timers were ended/stamped within a context. */
 perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *ctx, struct perfq_gl_timer *t,
                                      int wait, uint64_t *ns);
-/* Frees it (ends it first when active). NULL is allowed. */
+/* Frees it (ends it first when active). NULL is allowed; allowed from a destroyed hook with
+ * gl_usable == 0 (CPU memory only). */
 void perfq_gl_timer_free(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+/* 1 if the interval's time is not to be trusted: on the query path with EXT_disjoint_timer_query,
+ * GL_GPU_DISJOINT_EXT was seen between begin and the result; on the fence path a fence could not
+ * be created or waited (the result is then not reported at all). Valid once the result is ready. */
+int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 
 /* ---- Diagnostics (exported for tests) ------------------------------------------------------ */
 
