@@ -179,11 +179,16 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
     for (char **a = o->cmd; *a; a++)
         fprintf(out, "%s%s", a == o->cmd ? "" : " ", *a);
     fprintf(out, "' (perfq):\n\n");
+    const char *last_reason = NULL;
     for (size_t i = 0; i < n; i++) {
         const perfq_counter_info_t *ci = &rows[i].info;
         if (rows[i].measured < 0) {
-            fprintf(out, "   %18s  %-8s %-30s (%s)\n", "<not supported>", "",
-                    ci->full_name, ci->unavailable_reason);
+            /* Rows of one unavailable group share a reason: print it once. */
+            int repeated = last_reason && strcmp(last_reason, ci->unavailable_reason) == 0;
+            fprintf(out, "   %18s  %-8s %-30s%s%s%s\n", "<not supported>", "", ci->full_name,
+                    repeated ? "" : " (", repeated ? "" : ci->unavailable_reason,
+                    repeated ? "" : ")");
+            last_reason = ci->unavailable_reason;
             continue;
         }
         const perfq_value_t *v = &values[rows[i].measured];
