@@ -185,9 +185,11 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
         if (rows[i].measured < 0) {
             /* Rows of one unavailable group share a reason: print it once. */
             int repeated = last_reason && strcmp(last_reason, ci->unavailable_reason) == 0;
-            fprintf(out, "   %18s  %-8s %-30s%s%s%s\n", "<not supported>", "", ci->full_name,
-                    repeated ? "" : " (", repeated ? "" : ci->unavailable_reason,
-                    repeated ? "" : ")");
+            if (repeated)
+                fprintf(out, "   %18s  %-8s %s\n", "<not supported>", "", ci->full_name);
+            else
+                fprintf(out, "   %18s  %-8s %-30s (%s)\n", "<not supported>", "",
+                        ci->full_name, ci->unavailable_reason);
             last_reason = ci->unavailable_reason;
             continue;
         }
