@@ -1,0 +1,54 @@
+#!/bin/bash
+# Builds perfq three ways and runs every test:
+#   gcc            the whole suite (core, gl on Mesa llvmpipe, cl on PoCL)
+#   clang + ASan + UBSan   the whole suite again
+#   clang + TSan   the threaded tests
+# Installs what it needs first (scripts/install-deps.sh). Ends with "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh || exit 1
+
+out=${PERFQ_TEST_BUILD_DIR:-build-test}
+passed=0 failed=0 skipped=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
+export TSAN_OPTIONS=halt_on_error=1
+# Headless Mesa: EGL without a window system.
+export EGL_PLATFORM=surfaceless
+
+run_suite() {   # name, setup args..., then -- and meson test args
+    local name=$1; shift
+    local setup=() test_args=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    test_args=("$@")
+    local dir="$out/$name"
+    echo "=== $name: meson setup ${setup[*]}"
+    if ! meson setup --wipe "$dir" "${setup[@]}" >"$out/$name.setup.log" 2>&1 &&
+       ! meson setup "$dir" "${setup[@]}" >"$out/$name.setup.log" 2>&1; then
+        cat "$out/$name.setup.log"; failed=$((failed + 1)); return
+    fi
+    if ! ninja -C "$dir" -j2 >"$out/$name.build.log" 2>&1; then
+        tail -50 "$out/$name.build.log"; failed=$((failed + 1)); return
+    fi
+    meson test -C "$dir" --no-rebuild --print-errorlogs "${test_args[@]}" 2>&1 | tee "$out/$name.test.log"
+    local ok fail skip timeout unexpected
+    ok=$(awk '/^Ok:/ {print $2}' "$out/$name.test.log")
+    fail=$(awk '/^Fail:/ {print $2}' "$out/$name.test.log")
+    skip=$(awk '/^Skipped:/ {print $2}' "$out/$name.test.log")
+    timeout=$(awk '/^Timeout:/ {print $2}' "$out/$name.test.log")
+    unexpected=$(awk '/^Unexpected Pass:/ {print $3}' "$out/$name.test.log")
+    if [ -z "$ok" ]; then failed=$((failed + 1)); return; fi
+    passed=$((passed + ok))
+    failed=$((failed + ${fail:-0} + ${timeout:-0} + ${unexpected:-0}))
+    skipped=$((skipped + ${skip:-0}))
+}
+
+mkdir -p "$out"
+CC=gcc run_suite gcc --
+CC=clang run_suite clang-asan-ubsan -Db_sanitize=address,undefined -Db_lundef=false --
+CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --suite core threads engine
+
+echo
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$failed" -eq 0 ]
