@@ -44,8 +44,28 @@ run_suite() {   # name, setup args..., then -- and meson test args
     skipped=$((skipped + ${skip:-0}))
 }
 
+# The installed library as a user sees it: meson install, then the README's API example
+# built against perfq.pc alone, and run.
+check_install() {
+    local dest="$PWD/$out/install" pc
+    echo "=== install: meson install, build the API example with pkg-config, run it"
+    rm -rf "$dest"
+    if meson install -C "$out/gcc" --destdir "$dest" >"$out/install.log" 2>&1 &&
+       pc=$(dirname "$(find "$dest" -name perfq.pc | head -1)") &&
+       cc -o "$out/api-example" examples/api_example.c \
+          $(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config --cflags --libs perfq) \
+          >>"$out/install.log" 2>&1 &&
+       LD_LIBRARY_PATH="$dest$(PKG_CONFIG_PATH="$pc" pkg-config --variable=libdir perfq)" \
+          "$out/api-example" >>"$out/install.log" 2>&1; then
+        echo "install: OK"; passed=$((passed + 1))
+    else
+        cat "$out/install.log"; echo "install: FAIL"; failed=$((failed + 1))
+    fi
+}
+
 mkdir -p "$out"
 CC=gcc run_suite gcc --
+check_install
 CC=clang run_suite clang-asan-ubsan -Db_sanitize=address,undefined -Db_lundef=false --
 CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --suite core threads engine
 
