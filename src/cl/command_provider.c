@@ -1,0 +1,109 @@
+/*
+ * Provider "opencl", group "opencl-command": counters of one OpenCL command, as data (libpfm4
+ * style). Their uuids follow the catalog rule (perfq__counter_uuid("opencl", "opencl-command",
+ * name)), so clGetDeviceInfo(CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY) reports the same uuid on
+ * every run and machine, and a counter added here appears in the catalog and on every device.
+ */
+#include <stdio.h>
+
+#include "cl/command_provider.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct perfq_group_desc group = {
+    PERFQ_CL_GROUP_NAME,
+    "Counters of each OpenCL command (cl_codeplay_performance_counters): event profiling "
+    "timestamps and what the command's arguments say it moves or runs",
+    PERFQ_SCOPE_GPU_TIMELINE, 0};
+
+#define C(n, cat, desc, unit, itype, min, code) \
+    {n, cat, desc, unit, PERFQ_STORAGE_UINT64, itype, min, 0, 1, code, 0}
+
+static const struct perfq_counter_desc counters[] = {
+    C("Command Duration", "Timing",
+      "CL_PROFILING_COMMAND_END minus CL_PROFILING_COMMAND_START of the command (ns)",
+      PERFQ_UNIT_NANOSECONDS, PERFQ_INTEL_DURATION_RAW, 0, PERFQ_CL_COMMAND_DURATION),
+    C("Bytes Transferred", "Memory",
+      "Bytes a read, write, copy, fill, map, unmap or migrate command moves, from its "
+      "arguments (rect and image commands: region size); 0 for kernels, markers, barriers",
+      PERFQ_UNIT_BYTES, PERFQ_INTEL_EVENT, 0, PERFQ_CL_BYTES_TRANSFERRED),
+    C("Queued To Start", "Timing",
+      "CL_PROFILING_COMMAND_START minus CL_PROFILING_COMMAND_QUEUED of the command (ns)",
+      PERFQ_UNIT_NANOSECONDS, PERFQ_INTEL_DURATION_RAW, 0, PERFQ_CL_QUEUED_TO_START),
+    C("Work Items", "Execution",
+      "Work-items of an NDRange command (product of the global sizes; 1 for a task); "
+      "0 for other commands",
+      PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, 0, PERFQ_CL_WORK_ITEMS),
+    C("Work Groups", "Execution",
+      "Work-groups of an NDRange command (product of ceil(global/local)); 0 when the driver "
+      "chose the local size (NULL local size, no reqd_work_group_size) or for other commands",
+      PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, 0, PERFQ_CL_WORK_GROUPS),
+};
+
+static perfq_status_t cl_probe(void *arg, void **state, char *reason, size_t size)
+{
+    if (!arg) {
+        /* Listed by libperfq: nothing there sees OpenCL commands. */
+        if (size)
+            snprintf(reason, size, "%s",
+                     "counted per OpenCL command by the OpenCL layer libperfq-cl.so "
+                     "(perfq run); read with clGetEventProfilingInfo");
+        return PERFQ_ENOTSUP;
+    }
+    *state = arg;
+    return PERFQ_OK;
+}
+
+static perfq_status_t cl_enumerate(void *state, struct perfq_catalog *catalog,
+                                   const char *probe_reason)
+{
+    uint32_t g;
+    (void)state;
+    perfq_status_t st = perfq_catalog_add_group(catalog, &group, probe_reason, &g);
+    for (size_t i = 0; i < ARRAY_SIZE(counters) && st == PERFQ_OK; i++)
+        st = perfq_catalog_add_counter(catalog, g, &counters[i], NULL);
+    return st;
+}
+
+/* The values exist per command only, read from the command's event by the layer: a perfq
+ * measurement (an interval between begin and end) cannot count them. */
+static perfq_status_t cl_session_open(void *state, const struct perfq_session_request *request,
+                                      void **session)
+{
+    (void)state;
+    (void)request;
+    (void)session;
+    return PERFQ_ENOTSUP;
+}
+
+static perfq_status_t cl_unsupported(void *session)
+{
+    (void)session;
+    return PERFQ_ENOTSUP;
+}
+
+static perfq_status_t cl_result(void *session, int wait, perfq_value_t *values)
+{
+    (void)session;
+    (void)wait;
+    (void)values;
+    return PERFQ_ENOTSUP;
+}
+
+static void cl_session_close(void *session)
+{
+    (void)session;
+}
+
+const struct perfq_provider_ops perfq_cl_command_provider = {
+    .name = PERFQ_CL_PROVIDER_NAME,
+    .probe = cl_probe,
+    .enumerate = cl_enumerate,
+    .session_open = cl_session_open,
+    .begin = cl_unsupported,
+    .sample = NULL,
+    .end = cl_unsupported,
+    .result = cl_result,
+    .session_close = cl_session_close,
+    .close = NULL,
+};

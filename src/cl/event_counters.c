@@ -1,0 +1,269 @@
+/*
+ * clGetEventProfilingInfo(CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY): the results of
+ * one command, from its event. Each counted command's event has a record (what the layer knew
+ * of the command when it was enqueued, and the queue's counters), kept while the program holds
+ * a reference to the event: clRetainEvent/clReleaseEvent count them, and the last release
+ * removes the record before the driver may reuse the handle.
+ *
+ * The program's own profiling stays as it was: on a queue where only the layer turned
+ * profiling on, the standard CL_PROFILING_COMMAND_* queries still answer
+ * CL_PROFILING_INFO_NOT_AVAILABLE, as the driver would have.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/command_provider.h"
+#include "cl/layer.h"
+
+struct event_record {
+    uint32_t program_refs;          /* under perfq_cl_events.lock */
+    struct perfq_cl_command cmd;    /* owns a reference to cmd.config */
+};
+
+struct perfq_cl_table perfq_cl_events = PERFQ_CL_TABLE_INIT;
+
+static void free_record(void *v)
+{
+    struct event_record *r = v;
+    if (!r)
+        return;
+    perfq_cl_config_unref(r->cmd.config);
+    free(r);
+}
+
+int perfq_cl_event_record(cl_event event, const struct perfq_cl_command *cmd)
+{
+    struct event_record *r = malloc(sizeof(*r));
+    if (!r)
+        return -1;
+    r->program_refs = 1;
+    r->cmd = *cmd;
+    void *old = NULL;
+    pthread_mutex_lock(&perfq_cl_events.lock);
+    int put = perfq_cl_table_put_locked(&perfq_cl_events, event, r, &old);
+    pthread_mutex_unlock(&perfq_cl_events.lock);
+    free_record(old);   /* left by a handle the driver reused (the program leaked it) */
+    if (put != 0) {
+        free(r);        /* the caller still owns cmd->config */
+        return -1;
+    }
+    return 0;
+}
+
+/* A copy of an event's record taken under the lock (with its own config reference). */
+static int find_record(cl_event event, struct perfq_cl_command *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&perfq_cl_events.lock);
+    struct event_record *r = perfq_cl_table_find_locked(&perfq_cl_events, event);
+    if (r) {
+        *out = r->cmd;
+        perfq_cl_config_ref(out->config);
+        found = 1;
+    }
+    pthread_mutex_unlock(&perfq_cl_events.lock);
+    return found;
+}
+
+/* An event without a record: who made it? CL_SUCCESS and *queue_has_counters / *native, or the
+ * driver's error for a bad event. */
+static cl_int classify_unrecorded(cl_event event, cl_command_queue *queue_out,
+                                  int *queue_has_counters, int *native)
+{
+    cl_command_queue queue = NULL;
+    *queue_has_counters = 0;
+    *native = 0;
+    cl_int err = perfq_cl_next.clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue),
+                                              &queue, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    *queue_out = queue;
+    if (!queue)
+        return CL_SUCCESS;   /* a user event */
+    pthread_mutex_lock(&perfq_cl_queues.lock);
+    *queue_has_counters = perfq_cl_table_find_locked(&perfq_cl_queues, queue) != NULL;
+    pthread_mutex_unlock(&perfq_cl_queues.lock);
+    if (!*queue_has_counters) {
+        cl_device_id device = NULL;
+        if (perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device,
+                                                NULL) == CL_SUCCESS)
+            perfq_cl_device_native(device, native);
+    }
+    return CL_SUCCESS;
+}
+
+static void store(cl_performance_counter_result_codeplay *r, cl_int storage, uint64_t v)
+{
+    memset(r, 0, sizeof(*r));
+    switch (storage) {
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_INT32_CODEPLAY: r->int32 = (cl_int)v; break;
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_INT64_CODEPLAY: r->int64 = (cl_long)v; break;
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_UINT32_CODEPLAY: r->uint32 = (cl_uint)v; break;
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_FLOAT32_CODEPLAY: r->float32 = (cl_float)v; break;
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_FLOAT64_CODEPLAY: r->float64 = (cl_double)v; break;
+    default: r->uint64 = v; break;
+    }
+}
+
+static uint64_t difference(cl_ulong later, cl_ulong earlier)
+{
+    /* A driver whose later timestamp precedes the earlier one reports no time, not 2^64-x. */
+    return later > earlier ? later - earlier : 0;
+}
+
+static cl_int counter_results(cl_event event, const struct perfq_cl_command *cmd,
+                              size_t param_value_size, void *param_value,
+                              size_t *param_value_size_ret)
+{
+    const struct perfq_cl_config *c = cmd->config;
+    size_t size = (size_t)c->count * sizeof(cl_performance_counter_result_codeplay);
+    /* OpenCL's clGetEventProfilingInfo: "CL_INVALID_VALUE if ... param_value_size is < size of
+     * return type ... and param_value is not NULL". */
+    if (param_value && param_value_size < size)
+        return CL_INVALID_VALUE;
+    if (!param_value) {
+        if (param_value_size_ret)
+            *param_value_size_ret = size;
+        return CL_SUCCESS;
+    }
+    /* OpenCL: "CL_PROFILING_INFO_NOT_AVAILABLE if ... the execution status of the command
+     * identified by event is not CL_COMPLETE". The results are of the finished command. */
+    cl_int status = CL_QUEUED;
+    cl_int err = perfq_cl_next.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                              sizeof(status), &status, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    if (status != CL_COMPLETE || (c->needs_bytes && !cmd->bytes_known))
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
+    cl_ulong queued = 0, start = 0, end = 0;
+    if (c->needs_times)
+        err = perfq_cl_next.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START,
+                                                    sizeof(start), &start, NULL);
+    if (err == CL_SUCCESS && (c->needs_times & 1))
+        err = perfq_cl_next.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END,
+                                                    sizeof(end), &end, NULL);
+    if (err == CL_SUCCESS && (c->needs_times & 2))
+        err = perfq_cl_next.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_QUEUED,
+                                                    sizeof(queued), &queued, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    /* "...the order of results matches the order the counters were enabled at command queue
+     * creation. Each item in the list contains a result value in one of the union members
+     * defined by the storage type of the associated ... performance counter". */
+    cl_performance_counter_result_codeplay *out = param_value;
+    for (uint32_t i = 0; i < c->count; i++) {
+        uint64_t v = 0;
+        switch (c->counters[i]->code) {
+        case PERFQ_CL_COMMAND_DURATION: v = difference(end, start); break;
+        case PERFQ_CL_BYTES_TRANSFERRED: v = cmd->bytes; break;
+        case PERFQ_CL_QUEUED_TO_START: v = difference(start, queued); break;
+        case PERFQ_CL_WORK_ITEMS: v = cmd->work_items; break;
+        case PERFQ_CL_WORK_GROUPS: v = cmd->work_groups; break;
+        default: break;
+        }
+        cl_performance_counter_result_codeplay r;
+        store(&r, c->counters[i]->info.storage, v);
+        memcpy(&out[i], &r, sizeof(r));
+    }
+    if (param_value_size_ret)
+        *param_value_size_ret = size;
+    return CL_SUCCESS;
+}
+
+static cl_int CL_API_CALL GetEventProfilingInfo_wrap(cl_event event,
+                                                     cl_profiling_info param_name,
+                                                     size_t param_value_size, void *param_value,
+                                                     size_t *param_value_size_ret)
+{
+    int counters = param_name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY;
+    if (!counters && perfq_cl_table_count_hint(&perfq_cl_events) == 0 &&
+        __atomic_load_n(&perfq_cl_hidden_profiling_queues, __ATOMIC_RELAXED) == 0)
+        return perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
+                                                     param_value, param_value_size_ret);
+    if (!event)
+        return CL_INVALID_EVENT;
+    struct perfq_cl_command cmd;
+    if (find_record(event, &cmd)) {
+        cl_int err;
+        if (counters)
+            err = counter_results(event, &cmd, param_value_size, param_value,
+                                  param_value_size_ret);
+        else if (!cmd.program_profiling)
+            err = CL_PROFILING_INFO_NOT_AVAILABLE;   /* the program's queue is not profiling */
+        else
+            err = perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
+                                                        param_value, param_value_size_ret);
+        perfq_cl_config_unref(cmd.config);
+        return err;
+    }
+    cl_command_queue queue = NULL;
+    int has_counters = 0, native = 0;
+    cl_int err = classify_unrecorded(event, &queue, &has_counters, &native);
+    if (err != CL_SUCCESS)
+        return err;
+    if (!counters) {
+        if (has_counters) {
+            int hidden = 0;
+            pthread_mutex_lock(&perfq_cl_queues.lock);
+            struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+            hidden = q && !q->program_profiling;
+            pthread_mutex_unlock(&perfq_cl_queues.lock);
+            if (hidden)
+                return CL_PROFILING_INFO_NOT_AVAILABLE;
+        }
+        return perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
+                                                     param_value, param_value_size_ret);
+    }
+    if (native)
+        return perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
+                                                     param_value, param_value_size_ret);
+    /* "If the event is a user event, or the command queue associated with the event was not
+     * created with performance counters enabled CL_INVALID_VALUE will be returned." */
+    if (!queue || !has_counters)
+        return CL_INVALID_VALUE;
+    /* A queue with counters, but a command the layer did not see (an extension's enqueue
+     * entry point, outside the dispatch table), or whose record could not be allocated:
+     * perfq knows nothing of it, so it reports nothing. */
+    return CL_PROFILING_INFO_NOT_AVAILABLE;
+}
+
+static cl_int CL_API_CALL RetainEvent_wrap(cl_event event)
+{
+    cl_int err = perfq_cl_next.clRetainEvent(event);
+    if (err != CL_SUCCESS || perfq_cl_table_count_hint(&perfq_cl_events) == 0)
+        return err;
+    pthread_mutex_lock(&perfq_cl_events.lock);
+    struct event_record *r = perfq_cl_table_find_locked(&perfq_cl_events, event);
+    if (r)
+        r->program_refs++;
+    pthread_mutex_unlock(&perfq_cl_events.lock);
+    return err;
+}
+
+static cl_int CL_API_CALL ReleaseEvent_wrap(cl_event event)
+{
+    struct event_record *gone = NULL;
+    if (perfq_cl_table_count_hint(&perfq_cl_events) != 0) {
+        /* Removed before the driver may free the handle and hand it out again. */
+        pthread_mutex_lock(&perfq_cl_events.lock);
+        struct event_record *r = perfq_cl_table_find_locked(&perfq_cl_events, event);
+        if (r && --r->program_refs == 0)
+            gone = perfq_cl_table_remove_locked(&perfq_cl_events, event);
+        pthread_mutex_unlock(&perfq_cl_events.lock);
+    }
+    cl_int err = perfq_cl_next.clReleaseEvent(event);
+    free_record(gone);
+    return err;
+}
+
+void perfq_cl_install_event_counters(cl_icd_dispatch *d)
+{
+    d->clGetEventProfilingInfo = GetEventProfilingInfo_wrap;
+    d->clRetainEvent = RetainEvent_wrap;
+    d->clReleaseEvent = ReleaseEvent_wrap;
+}
+
+void perfq_cl_event_counters_fini(void)
+{
+    perfq_cl_table_clear(&perfq_cl_events, free_record);
+}

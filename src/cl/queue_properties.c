@@ -1,0 +1,337 @@
+/*
+ * CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY on clCreateCommandQueueWithPropertiesKHR and the core
+ * clCreateCommandQueueWithProperties; what clGetCommandQueueInfo answers for such a queue; the
+ * queue's record, kept while the program holds a reference.
+ *
+ * The property is removed before the driver sees it, and CL_QUEUE_PROFILING_ENABLE is added
+ * underneath when the program did not ask for it (the counters are read from the driver's
+ * event profiling): the program still sees the properties it passed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/command_provider.h"
+#include "cl/layer.h"
+
+struct perfq_cl_table perfq_cl_queues = PERFQ_CL_TABLE_INIT;
+uint32_t perfq_cl_hidden_profiling_queues;
+
+static void free_queue(void *v)
+{
+    struct perfq_cl_queue *q = v;
+    if (!q)
+        return;
+    if (!q->program_profiling)
+        __atomic_sub_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+    perfq_cl_config_unref(q->config);
+    free(q->properties);
+    free(q);
+}
+
+static const struct perfq_cl_counter *counter_by_uuid(cl_uint uuid)
+{
+    for (uint32_t i = 0; i < perfq_cl_counter_count; i++)
+        if (perfq_cl_counters[i].info.uuid == uuid)
+            return &perfq_cl_counters[i];
+    return NULL;
+}
+
+/* Validates the program's config and builds the layer's. CL_SUCCESS or CL_INVALID_VALUE. */
+static cl_int make_config(const cl_performance_counter_config_codeplay *config,
+                          struct perfq_cl_config **out)
+{
+    /* "This property value is a pointer to a cl_performance_counter_config_codeplay structure":
+     * a NULL pointer is no such structure (OCK: CL_INVALID_VALUE). */
+    if (!config)
+        return CL_INVALID_VALUE;
+    /* "...containing a count specifying the number of enabled counters and the descs array":
+     * not in spec: a config that enables no counter, or has no descs array, is refused with
+     * CL_INVALID_VALUE as OCK does for NULL descs. */
+    if (config->count == 0 || !config->descs)
+        return CL_INVALID_VALUE;
+    struct perfq_cl_config *c = calloc(1, sizeof(*c) + config->count * sizeof(c->counters[0]));
+    if (!c)
+        return CL_OUT_OF_HOST_MEMORY;
+    c->refs = 1;
+    c->count = config->count;
+    for (cl_uint i = 0; i < config->count; i++) {
+        /* "...specifying which performance counters are to be enabled defined by uuid the
+         * unique identifier of the counter attained using the CL_DEVICE_PERFORMANCE_COUNTERS_
+         * CODEPLAY clGetDeviceInfo query": any other uuid is CL_INVALID_VALUE. A uuid given
+         * twice is allowed and gives two equal results. The data member is an optional
+         * extension point that perfq does not read. */
+        const struct perfq_cl_counter *k = counter_by_uuid(config->descs[i].uuid);
+        if (!k) {
+            free(c);
+            return CL_INVALID_VALUE;
+        }
+        c->counters[i] = k;
+        if (k->code == PERFQ_CL_COMMAND_DURATION)
+            c->needs_times |= 1;
+        if (k->code == PERFQ_CL_QUEUED_TO_START)
+            c->needs_times |= 2;
+        if (k->code == PERFQ_CL_BYTES_TRANSFERRED)
+            c->needs_bytes = 1;
+    }
+    *out = c;
+    return CL_SUCCESS;
+}
+
+static size_t count_properties(const cl_queue_properties *p)
+{
+    size_t n = 0;
+    while (p[n])
+        n += 2;
+    return n;   /* key/value entries, without the terminator */
+}
+
+static cl_command_queue create_queue(cl_context context, cl_device_id device,
+                                     const cl_queue_properties *properties, cl_int *errcode_ret)
+{
+    const cl_queue_properties *counters_value = NULL;
+    size_t n = properties ? count_properties(properties) : 0;
+    int repeated = 0;
+    for (size_t i = 0; i < n; i += 2) {
+        if (properties[i] == CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY) {
+            repeated |= counters_value != NULL;
+            counters_value = &properties[i + 1];
+        }
+    }
+    if (!counters_value)
+        return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
+                                                                errcode_ret);
+    int native = 0;
+    cl_int err = perfq_cl_device_native(device, &native);
+    if (err == CL_SUCCESS && native)
+        return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
+                                                                errcode_ret);
+    struct perfq_cl_config *config = NULL;
+    /* Not in spec: the property given twice is CL_INVALID_VALUE, as core properties are. */
+    if (err == CL_SUCCESS)
+        err = repeated ? CL_INVALID_VALUE
+                       : make_config((const cl_performance_counter_config_codeplay *)(uintptr_t)
+                                         *counters_value, &config);
+    struct perfq_cl_queue *q = NULL;
+    cl_queue_properties *down = NULL;
+    if (err == CL_SUCCESS) {
+        q = calloc(1, sizeof(*q));
+        if (q) {
+            q->properties_size = (n + 1) * sizeof(cl_queue_properties);
+            q->properties = malloc(q->properties_size);
+        }
+        down = malloc((n + 3) * sizeof(*down));
+        if (!q || !q->properties || !down)
+            err = CL_OUT_OF_HOST_MEMORY;
+    }
+    if (err != CL_SUCCESS) {
+        perfq_cl_config_unref(config);
+        if (q)
+            free(q->properties);
+        free(q);
+        free(down);
+        if (errcode_ret)
+            *errcode_ret = err;
+        return NULL;
+    }
+    /* The driver's list: the program's, without our property, with profiling turned on. */
+    memcpy(q->properties, properties, q->properties_size);
+    size_t m = 0;
+    int has_props = 0;
+    for (size_t i = 0; i < n; i += 2) {
+        if (properties[i] == CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY)
+            continue;
+        down[m] = properties[i];
+        down[m + 1] = properties[i + 1];
+        if (properties[i] == CL_QUEUE_PROPERTIES) {
+            has_props = 1;
+            q->program_profiling = (properties[i + 1] & CL_QUEUE_PROFILING_ENABLE) != 0;
+            down[m + 1] |= CL_QUEUE_PROFILING_ENABLE;
+        }
+        m += 2;
+    }
+    if (!has_props) {
+        down[m++] = CL_QUEUE_PROPERTIES;
+        down[m++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    down[m] = 0;
+    cl_command_queue queue =
+        perfq_cl_next.clCreateCommandQueueWithProperties(context, device, down, &err);
+    free(down);
+    if (!queue) {
+        perfq_cl_config_unref(config);
+        free(q->properties);
+        free(q);
+        if (errcode_ret)
+            *errcode_ret = err;
+        return NULL;
+    }
+    q->program_refs = 1;
+    q->device = device;
+    q->config = config;
+    if (!q->program_profiling)
+        __atomic_add_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+    void *old = NULL;
+    pthread_mutex_lock(&perfq_cl_queues.lock);
+    int put = perfq_cl_table_put_locked(&perfq_cl_queues, queue, q, &old);
+    pthread_mutex_unlock(&perfq_cl_queues.lock);
+    free_queue(old);   /* a record left by a handle the driver has reused */
+    if (put != 0) {
+        free_queue(q);
+        perfq_cl_next.clReleaseCommandQueue(queue);
+        if (errcode_ret)
+            *errcode_ret = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    if (errcode_ret)
+        *errcode_ret = CL_SUCCESS;
+    return queue;
+}
+
+static cl_command_queue CL_API_CALL CreateCommandQueueWithProperties_wrap(
+    cl_context context, cl_device_id device, const cl_queue_properties *properties,
+    cl_int *errcode_ret)
+{
+    return create_queue(context, device, properties, errcode_ret);
+}
+
+/* Returned by clGetExtensionFunctionAddress(ForPlatform): the same entry point as the core one
+ * (cl_khr_create_command_queue is the 1.2 spelling of clCreateCommandQueueWithProperties). */
+cl_command_queue CL_API_CALL perfq_clCreateCommandQueueWithPropertiesKHR(
+    cl_context context, cl_device_id device, const cl_queue_properties *properties,
+    cl_int *errcode_ret)
+{
+    return create_queue(context, device, properties, errcode_ret);
+}
+
+static cl_int CL_API_CALL GetCommandQueueInfo_wrap(cl_command_queue queue,
+                                                   cl_command_queue_info param_name,
+                                                   size_t param_value_size, void *param_value,
+                                                   size_t *param_value_size_ret)
+{
+    if ((param_name != CL_QUEUE_PROPERTIES && param_name != CL_QUEUE_PROPERTIES_ARRAY) ||
+        perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
+        return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
+                                                   param_value, param_value_size_ret);
+    cl_queue_properties array[64];
+    size_t array_size = 0;
+    int found = 0, program_profiling = 0;
+    pthread_mutex_lock(&perfq_cl_queues.lock);
+    struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+    cl_queue_properties *big = NULL;
+    if (q) {
+        found = 1;
+        program_profiling = q->program_profiling;
+        array_size = q->properties_size;
+        if (param_name == CL_QUEUE_PROPERTIES_ARRAY) {
+            big = array_size > sizeof(array) ? malloc(array_size) : NULL;
+            if (big || array_size <= sizeof(array))
+                memcpy(big ? big : array, q->properties, array_size);
+            else
+                array_size = (size_t)-1;
+        }
+    }
+    pthread_mutex_unlock(&perfq_cl_queues.lock);
+    if (!found)
+        return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
+                                                   param_value, param_value_size_ret);
+    if (param_name == CL_QUEUE_PROPERTIES_ARRAY) {
+        /* The properties the program passed, ours included, as it passed them. */
+        if (array_size == (size_t)-1)
+            return CL_OUT_OF_HOST_MEMORY;
+        cl_int err = perfq_cl_set_param(big ? big : array, array_size, param_value_size,
+                                        param_value, param_value_size_ret);
+        free(big);
+        return err;
+    }
+    cl_command_queue_properties props = 0;
+    cl_int err = perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(props),
+                                                     &props, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    if (!program_profiling)
+        props &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+    return perfq_cl_set_param(&props, sizeof(props), param_value_size, param_value,
+                              param_value_size_ret);
+}
+
+static cl_int CL_API_CALL RetainCommandQueue_wrap(cl_command_queue queue)
+{
+    cl_int err = perfq_cl_next.clRetainCommandQueue(queue);
+    if (err != CL_SUCCESS || perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
+        return err;
+    pthread_mutex_lock(&perfq_cl_queues.lock);
+    struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+    if (q)
+        q->program_refs++;
+    pthread_mutex_unlock(&perfq_cl_queues.lock);
+    return err;
+}
+
+static cl_int CL_API_CALL ReleaseCommandQueue_wrap(cl_command_queue queue)
+{
+    struct perfq_cl_queue *gone = NULL;
+    if (perfq_cl_table_count_hint(&perfq_cl_queues) != 0) {
+        /* The record goes before the driver may free the handle: a queue created at the same
+         * address by another thread right after must not find it. */
+        pthread_mutex_lock(&perfq_cl_queues.lock);
+        struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+        if (q && --q->program_refs == 0)
+            gone = perfq_cl_table_remove_locked(&perfq_cl_queues, queue);
+        pthread_mutex_unlock(&perfq_cl_queues.lock);
+    }
+    cl_int err = perfq_cl_next.clReleaseCommandQueue(queue);
+    free_queue(gone);
+    return err;
+}
+
+/* Deprecated (OpenCL 1.0) but in the dispatch table: the program may turn profiling off on a
+ * queue with counters; the layer keeps it on underneath and remembers what the program asked. */
+static cl_int CL_API_CALL SetCommandQueueProperty_wrap(cl_command_queue queue,
+                                                       cl_command_queue_properties properties,
+                                                       cl_bool enable,
+                                                       cl_command_queue_properties *old)
+{
+    if (perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
+        return perfq_cl_next.clSetCommandQueueProperty(queue, properties, enable, old);
+    pthread_mutex_lock(&perfq_cl_queues.lock);
+    struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+    int was = q ? q->program_profiling : 0;
+    pthread_mutex_unlock(&perfq_cl_queues.lock);
+    if (!q)
+        return perfq_cl_next.clSetCommandQueueProperty(queue, properties, enable, old);
+    cl_command_queue_properties down = properties;
+    if (!enable)
+        down &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+    cl_int err = perfq_cl_next.clSetCommandQueueProperty(queue, down, enable, old);
+    if (err != CL_SUCCESS)
+        return err;
+    if (old && !was)
+        *old &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+    if (properties & CL_QUEUE_PROFILING_ENABLE) {
+        pthread_mutex_lock(&perfq_cl_queues.lock);
+        q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+        if (q && q->program_profiling != (enable != CL_FALSE)) {
+            q->program_profiling = enable != CL_FALSE;
+            if (enable)
+                __atomic_sub_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+            else
+                __atomic_add_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&perfq_cl_queues.lock);
+    }
+    return CL_SUCCESS;
+}
+
+void perfq_cl_install_queue_properties(cl_icd_dispatch *d)
+{
+    d->clCreateCommandQueueWithProperties = CreateCommandQueueWithProperties_wrap;
+    d->clGetCommandQueueInfo = GetCommandQueueInfo_wrap;
+    d->clRetainCommandQueue = RetainCommandQueue_wrap;
+    d->clReleaseCommandQueue = ReleaseCommandQueue_wrap;
+    d->clSetCommandQueueProperty = SetCommandQueueProperty_wrap;
+}
+
+void perfq_cl_queue_properties_fini(void)
+{
+    perfq_cl_table_clear(&perfq_cl_queues, free_queue);
+}
