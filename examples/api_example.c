@@ -31,7 +31,8 @@ int main(void)
         fprintf(stderr, "perfq: %s\n", perfq_status_string(st));
         return 1;
     }
-    printf("%" PRIu64 " ns of CPU, %" PRIu64 " bytes written\n", v[0].v.u64, v[1].v.u64);
+    printf("%" PRIu64 " ns of CPU, %" PRIu64 " bytes written (sum %" PRIu64 ")\n", v[0].v.u64,
+           v[1].v.u64, (uint64_t)x);
     perfq_measurement_destroy(&m);
     perfq_close(&pq);
     return v[1].v.u64 == 8 ? 0 : 1;
