@@ -26,6 +26,7 @@
 
 /* The names of the documented query types. */
 #define INTEL_TYPE_PIPELINE_STATISTICS "Pipeline Statistics"
+#define INTEL_TYPE_GPU_TIME "GPU Time"
 #define INTEL_TYPE_HOST_CPU "Host CPU"
 
 struct intel_counter {

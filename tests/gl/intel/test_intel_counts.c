@@ -1,0 +1,322 @@
+/*
+ * GL_INTEL_performance_query: exact counts of known work, the result layout, GPU time against
+ * the wall clock, CPU time against the thread's own CPU clock, and the three GetPerfQueryData
+ * modes. Desktop GL and (--gles) GLES 3; "Pipeline Statistics" tests skip where the driver has
+ * no pipeline statistics queries (GLES).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "intel_test.h"
+
+#define W 128
+#define H 96
+
+static struct gltest T;
+#define GL (T.gl)
+
+static int clear_errors(void **state)
+{
+    (void)state;
+    while (GL.glGetError() != GL_NO_ERROR)
+        ;
+    return 0;
+}
+
+static GLuint pipeline_or_skip(void)
+{
+    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    if (!id)
+        skip();
+    return id;
+}
+
+static GLuint type_size(GLuint id)
+{
+    GLuint size = 0;
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    return size;
+}
+
+#define C(data, name) gltest_counter_u64(&T, ps, name, data)
+
+/* N triangles: vertices 3N, primitives N (submitted, clipper input, generated), vertex shader
+ * invocations 3N (glDrawArrays shares no vertices). */
+static void test_triangles_exact(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(ps, &h);
+    for (int round = 0; round < 3; round++) {
+        int n = 100 + 37 * round;
+        GL.glBeginPerfQueryINTEL(h);
+        gltest_draw_triangles(&T, n, 0);
+        GL.glEndPerfQueryINTEL(h);
+        assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+        assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+        assert_int_equal(C(data, "Vertices Submitted"), 3 * n);
+        assert_int_equal(C(data, "Primitives Submitted"), n);
+        assert_int_equal(C(data, "Vertex Shader Invocations"), 3 * n);
+        assert_int_equal(C(data, "Clipper Input Primitives"), n);
+        assert_int_equal(C(data, "Clipper Output Primitives"), n);
+        if (gltest_counter_index(&T, ps, "Primitives Generated") >= 0)
+            assert_int_equal(C(data, "Primitives Generated"), n);
+        /* No geometry, tessellation or compute work was done. */
+        if (gltest_counter_index(&T, ps, "Geometry Shader Invocations") >= 0)
+            assert_int_equal(C(data, "Geometry Shader Invocations"), 0);
+        if (gltest_counter_index(&T, ps, "Compute Shader Invocations") >= 0)
+            assert_int_equal(C(data, "Compute Shader Invocations"), 0);
+        if (gltest_counter_index(&T, ps, "Split Occurred") >= 0)
+            assert_int_equal(C(data, "Split Occurred"), 0);
+    }
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
+/* A full-viewport quad: samples passed = width x height (no depth or stencil test), and as
+ * many fragment shader invocations. */
+static void test_quad_samples_exact(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(ps, &h);
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_quad(&T, 0);
+    GL.glEndPerfQueryINTEL(h);
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    assert_int_equal(C(data, "Samples Passed"), W * H);
+    assert_int_equal(C(data, "Vertices Submitted"), 6);
+    assert_int_equal(C(data, "Primitives Submitted"), 2);
+    fprintf(stderr, "quad: fragment shader invocations %llu (pixels %d)\n",
+            (unsigned long long)C(data, "Fragment Shader Invocations"), W * H);
+    assert_true(C(data, "Fragment Shader Invocations") >= (uint64_t)W * H);
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
+/* The result is laid out exactly as GetPerfCounterInfo says: write the data into a buffer
+ * filled with a pattern, then every byte outside the counters (padding) is 0 and each counter
+ * read at its offset with its size gives the value. */
+static void test_layout_matches_info(void **state)
+{
+    (void)state;
+    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    GLuint id = ps ? ps : gltest_query_id(&T, "Host CPU");
+    GLuint size = type_size(id), count = 0, h = 0;
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, &count, NULL, NULL);
+    uint8_t *data = malloc(size);
+    uint8_t *covered = calloc(size, 1);
+    memset(data, 0x5a, size);
+    GL.glCreatePerfQueryINTEL(id, &h);
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_triangles(&T, 10, 0);
+    GL.glEndPerfQueryINTEL(h);
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    for (GLuint c = 1; c <= count; c++) {
+        GLuint off = 0, csize = 0, dtype = 0;
+        GL.glGetPerfCounterInfoINTEL(id, c, 0, NULL, 0, NULL, &off, &csize, NULL, &dtype, NULL);
+        memset(covered + off, 1, csize);
+        if (dtype == GL_PERFQUERY_COUNTER_DATA_BOOL32_INTEL) {
+            uint32_t v;
+            memcpy(&v, data + off, 4);
+            assert_true(v == 0 || v == 1);
+        }
+    }
+    for (GLuint b = 0; b < size; b++)
+        if (!covered[b])
+            assert_int_equal(data[b], 0);
+    if (ps)
+        assert_int_equal(gltest_counter_u64(&T, ps, "Vertices Submitted", data), 30);
+    GL.glDeletePerfQueryINTEL(h);
+    free(covered);
+    free(data);
+}
+
+/* GPU time elapsed of GPU-bound work against the wall clock around it. The work (heavy
+ * fragment shading) runs on the GPU between Begin and a glFinish after End, so the GPU time
+ * cannot exceed the wall time from before Begin to after glFinish (plus the timer's
+ * resolution), and GPU-bound work fills most of it: the stated tolerance is that the GPU time
+ * is at least half of that wall time. */
+static void test_gpu_time_vs_wall(void **state)
+{
+    (void)state;
+    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    const char *counter = "GPU Time Elapsed";
+    if (!id)
+        id = gltest_query_id(&T, "GPU Time");
+    if (!id || gltest_counter_index(&T, id, counter) < 0)
+        skip();
+    GLuint h = 0, size = type_size(id);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(id, &h);
+    /* Warm up (shader compilation happens at the first draw on some drivers). */
+    gltest_draw_quad(&T, 10);
+    GL.glFinish();
+    int quads = 1, iterations = 2000;
+    uint64_t wall = 0, gpu = 0;
+    /* Grow the work until it takes at least 100 ms of wall time. */
+    for (int attempt = 0; attempt < 12; attempt++) {
+        uint64_t t0 = gltest_now_ns();
+        GL.glBeginPerfQueryINTEL(h);
+        for (int i = 0; i < quads; i++)
+            gltest_draw_quad(&T, iterations);
+        GL.glEndPerfQueryINTEL(h);
+        GL.glFinish();
+        wall = gltest_now_ns() - t0;
+        assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+        gpu = gltest_counter_u64(&T, id, counter, data);
+        if (wall >= 100000000u)
+            break;
+        quads *= 2;
+    }
+    fprintf(stderr, "GPU time %.3f ms, wall %.3f ms (%d quads of %d iterations, %dx%d)\n",
+            gpu / 1e6, wall / 1e6, quads, iterations, W, H);
+    assert_true(gpu <= wall + 1000000u);   /* + 1 ms: the fence path's wake-up resolution */
+    assert_true(gpu >= wall / 2);
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "CPU Time": process CPU time between Begin and End. The process includes this thread, so it
+ * is at least this thread's CPU time over the same interval (exact), and at most the wall time
+ * times the CPUs (exact too). */
+static void test_cpu_time(void **state)
+{
+    (void)state;
+    GLuint id = gltest_query_id(&T, "Host CPU"), h = 0, size = type_size(id);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(id, &h);
+    volatile uint64_t sink = 0;
+    uint64_t w0 = gltest_now_ns();
+    GL.glBeginPerfQueryINTEL(h);
+    uint64_t c0 = thread_cpu_ns();
+    while (thread_cpu_ns() - c0 < 30000000u)
+        sink += 1;
+    uint64_t c1 = thread_cpu_ns();
+    GL.glEndPerfQueryINTEL(h);
+    uint64_t w1 = gltest_now_ns();
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    uint64_t cpu = gltest_counter_u64(&T, id, "CPU Time", data);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(stderr, "CPU Time %.3f ms, this thread %.3f ms, wall %.3f ms\n", cpu / 1e6,
+            (c1 - c0) / 1e6, (w1 - w0) / 1e6);
+    assert_true(cpu >= c1 - c0);
+    assert_true(cpu <= (w1 - w0) * (uint64_t)(cpus > 0 ? cpus : 1));
+    (void)sink;
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
+/* DONOT_FLUSH polls: bytesWritten is 0 (and data untouched) while pending, the whole result
+ * once ready; FLUSH flushes then polls; WAIT blocks and returns the whole result. A result read
+ * again is the same. */
+static void test_data_modes(void **state)
+{
+    (void)state;
+    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    if (!id)
+        id = gltest_query_id(&T, "GPU Time");
+    if (!id)
+        skip();
+    GLuint h = 0, size = type_size(id), written = 1234;
+    uint8_t *data = malloc(size), *again = malloc(size);
+    GL.glCreatePerfQueryINTEL(id, &h);
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_quad(&T, 500);
+    GL.glEndPerfQueryINTEL(h);
+    memset(data, 0xee, size);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_FLUSH_INTEL, (GLsizei)size, data, &written);
+    int polls = 0, pending_seen = 0;
+    while (written == 0 && polls < 10000000) {
+        for (GLuint b = 0; b < size; b++)
+            assert_int_equal(data[b], 0xee);
+        pending_seen = 1;
+        GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_DONOT_FLUSH_INTEL, (GLsizei)size, data,
+                                   &written);
+        polls++;
+    }
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(written, size);
+    fprintf(stderr, "DONOT_FLUSH polls until ready: %d (pending seen: %d)\n", polls,
+            pending_seen);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_DONOT_FLUSH_INTEL, (GLsizei)size, again,
+                               &written);
+    assert_int_equal(written, size);
+    assert_memory_equal(data, again, size);
+    /* WAIT right after End. */
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_quad(&T, 500);
+    GL.glEndPerfQueryINTEL(h);
+    written = 0;
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
+    assert_int_equal(written, size);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+    free(again);
+}
+
+/* A query begun again counts only its new interval. */
+static void test_rebegin_restarts(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(ps, &h);
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_triangles(&T, 50, 0);
+    GL.glEndPerfQueryINTEL(h);
+    /* Begin again without reading the first result. */
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_triangles(&T, 7, 0);
+    GL.glEndPerfQueryINTEL(h);
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    assert_int_equal(C(data, "Primitives Submitted"), 7);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
+int main(int argc, char **argv)
+{
+    int r = gltest_create(&T, gltest_want_gles(argc, argv), W, H);
+    if (r != 0)
+        return r;
+    if (gltest_make_current(&T) != 0) {
+        fprintf(stderr, "could not set up the GL context\n");
+        return 1;
+    }
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+#define TEST(f) cmocka_unit_test_setup(f, clear_errors)
+    const struct CMUnitTest tests[] = {
+        TEST(test_triangles_exact),
+        TEST(test_quad_samples_exact),
+        TEST(test_layout_matches_info),
+        TEST(test_gpu_time_vs_wall),
+        TEST(test_cpu_time),
+        TEST(test_data_modes),
+        TEST(test_rebegin_restarts),
+    };
+    int failed = cmocka_run_group_tests_name(T.gles ? "intel-counts-gles" : "intel-counts",
+                                             tests, NULL, NULL);
+    gltest_destroy(&T);
+    return failed;
+}

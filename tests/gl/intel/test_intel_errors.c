@@ -1,0 +1,781 @@
+/*
+ * GL_INTEL_performance_query: one test per error clause of the spec and per extra rule of
+ * Mesa's validator (labelled "not in spec"), the limits, the extension string, and NULL outputs.
+ * Run on desktop GL and (with --gles) on GLES 3.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <cmocka.h>
+
+#include "intel_test.h"
+
+static struct gltest T;
+#define GL (T.gl)
+
+/* The next glGetError is `err`, and then nothing more is pending. */
+static void expect_error(GLenum err)
+{
+    assert_int_equal(GL.glGetError(), err);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+}
+
+static int clear_errors(void **state)
+{
+    (void)state;
+    while (GL.glGetError() != GL_NO_ERROR)
+        ;
+    return 0;
+}
+
+static GLuint num_types(void)
+{
+    GLuint n = 0, id = 0;
+    GL.glGetFirstPerfQueryIdINTEL(&id);
+    while (id) {
+        n++;
+        GL.glGetNextPerfQueryIdINTEL(id, &id);
+    }
+    return n;
+}
+
+static GLuint host_cpu(void)
+{
+    GLuint id = gltest_query_id(&T, "Host CPU");
+    assert_int_not_equal(id, 0);
+    return id;
+}
+
+static GLuint new_query(void)
+{
+    GLuint h = 0;
+    GL.glCreatePerfQueryINTEL(host_cpu(), &h);
+    assert_int_not_equal(h, 0);
+    expect_error(GL_NO_ERROR);
+    return h;
+}
+
+/* ---- extension string and limits ---- */
+
+static void test_extension_listed(void **state)
+{
+    (void)state;
+    assert_true(gltest_has_extension(&T, "GL_INTEL_performance_query"));
+    expect_error(GL_NO_ERROR);
+}
+
+/* Spec table: "PERFQUERY_QUERY_NAME_LENGTH_MAX_INTEL Z+ GetIntegerv 256" and the others. */
+static void test_limits(void **state)
+{
+    (void)state;
+    static const struct { GLenum pname; GLint value; } limits[] = {
+        {GL_PERFQUERY_QUERY_NAME_LENGTH_MAX_INTEL, 256},
+        {GL_PERFQUERY_COUNTER_NAME_LENGTH_MAX_INTEL, 256},
+        {GL_PERFQUERY_COUNTER_DESC_LENGTH_MAX_INTEL, 1024},
+    };
+    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+        GLint v = -1;
+        GLint64 v64 = -1;
+        GL.glGetIntegerv(limits[i].pname, &v);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(v, limits[i].value);
+        GL.glGetInteger64v(limits[i].pname, &v64);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(v64, limits[i].value);
+    }
+    /* "PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL B GetBooleanv": perfq has no GPA set. */
+    GLboolean b = GL_TRUE;
+    GL.glGetBooleanv(GL_PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL, &b);
+    expect_error(GL_NO_ERROR);
+    assert_int_equal(b, GL_FALSE);
+}
+
+/* ---- GetFirstPerfQueryIdINTEL ---- */
+
+/* "If queryId pointer is equal to 0, INVALID_VALUE error is generated." */
+static void test_first_null(void **state)
+{
+    (void)state;
+    GL.glGetFirstPerfQueryIdINTEL(NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+static void test_first_is_one(void **state)
+{
+    (void)state;
+    GLuint id = 0;
+    GL.glGetFirstPerfQueryIdINTEL(&id);
+    expect_error(GL_NO_ERROR);
+    assert_int_equal(id, 1);
+}
+
+/* ---- GetNextPerfQueryIdINTEL ---- */
+
+/* "If nextQueryId pointer is equal to 0, an INVALID_VALUE error is generated." */
+static void test_next_null(void **state)
+{
+    (void)state;
+    GL.glGetNextPerfQueryIdINTEL(1, NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* "If the specified performance query identifier is invalid then INVALID_VALUE error is
+ * generated. [...] Whenever error is generated, the value of 0 is returned." */
+static void test_next_invalid(void **state)
+{
+    (void)state;
+    GLuint bad[] = {0, num_types() + 1, 0xffffffffu};
+    for (size_t i = 0; i < 3; i++) {
+        GLuint next = 1234;
+        GL.glGetNextPerfQueryIdINTEL(bad[i], &next);
+        expect_error(GL_INVALID_VALUE);
+        assert_int_equal(next, 0);
+    }
+}
+
+/* "If query identified by queryId is the last query available the value of 0 is returned."
+ * Ids are 1..N (index + 1), names unique. */
+static void test_next_walk(void **state)
+{
+    (void)state;
+    GLuint n = num_types();
+    expect_error(GL_NO_ERROR);
+    assert_true(n >= 1);
+    char names[64][256];
+    assert_true(n <= 64);
+    for (GLuint id = 1; id <= n; id++) {
+        GLuint next = 1234;
+        GL.glGetNextPerfQueryIdINTEL(id, &next);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(next, id == n ? 0 : id + 1);
+        GL.glGetPerfQueryInfoINTEL(id, 256, names[id - 1], NULL, NULL, NULL, NULL);
+        expect_error(GL_NO_ERROR);
+        for (GLuint k = 1; k < id; k++)
+            assert_string_not_equal(names[k - 1], names[id - 1]);
+    }
+}
+
+/* ---- GetPerfQueryIdByNameINTEL ---- */
+
+/* "If queryName does not reference a valid query name, an INVALID_VALUE error is generated." */
+static void test_byname_unknown(void **state)
+{
+    (void)state;
+    GLuint id = 1234;
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"No Such Query", &id);
+    expect_error(GL_INVALID_VALUE);
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"", &id);
+    expect_error(GL_INVALID_VALUE);
+    /* Names match exactly: a prefix is not a name. */
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host", &id);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Same clause: a NULL name references no query. */
+static void test_byname_null_name(void **state)
+{
+    (void)state;
+    GLuint id = 1234;
+    GL.glGetPerfQueryIdByNameINTEL(NULL, &id);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Not in spec: a NULL queryId is INVALID_VALUE (Mesa). */
+static void test_byname_null_id(void **state)
+{
+    (void)state;
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+static void test_byname_every_type(void **state)
+{
+    (void)state;
+    GLuint n = num_types();
+    for (GLuint id = 1; id <= n; id++) {
+        char name[256];
+        GLuint found = 0;
+        GL.glGetPerfQueryInfoINTEL(id, sizeof(name), name, NULL, NULL, NULL, NULL);
+        GL.glGetPerfQueryIdByNameINTEL(name, &found);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(found, id);
+    }
+}
+
+/* ---- GetPerfQueryInfoINTEL ---- */
+
+/* "If queryId does not reference a valid query type, an INVALID_VALUE error is generated." */
+static void test_info_invalid(void **state)
+{
+    (void)state;
+    GLuint bad[] = {0, num_types() + 1};
+    for (size_t i = 0; i < 2; i++) {
+        char name[8] = "unset";
+        GLuint size = 77, counters = 77, instances = 77, caps = 77;
+        GL.glGetPerfQueryInfoINTEL(bad[i], sizeof(name), name, &size, &counters, &instances,
+                                   &caps);
+        expect_error(GL_INVALID_VALUE);
+        assert_string_equal(name, "unset");
+        assert_int_equal(size, 77);
+    }
+}
+
+/* Not in spec: NULL outputs are skipped (Mesa; a NULL capsMask crashed Intel's driver). */
+static void test_info_null_outputs(void **state)
+{
+    (void)state;
+    GL.glGetPerfQueryInfoINTEL(1, 256, NULL, NULL, NULL, NULL, NULL);
+    expect_error(GL_NO_ERROR);
+}
+
+/* Not in spec: names are truncated to queryNameLength and always NUL-terminated (Mesa). */
+static void test_info_name_truncated(void **state)
+{
+    (void)state;
+    GLuint id = host_cpu();
+    char buf[16];
+    memset(buf, 'X', sizeof(buf));
+    GL.glGetPerfQueryInfoINTEL(id, 4, buf, NULL, NULL, NULL, NULL);
+    expect_error(GL_NO_ERROR);
+    assert_string_equal(buf, "Hos");
+    assert_int_equal(buf[4], 'X');        /* nothing past queryNameLength */
+    memset(buf, 'X', sizeof(buf));
+    GL.glGetPerfQueryInfoINTEL(id, 0, buf, NULL, NULL, NULL, NULL);
+    expect_error(GL_NO_ERROR);
+    assert_int_equal(buf[0], 'X');        /* length 0: nothing written */
+    GL.glGetPerfQueryInfoINTEL(id, sizeof(buf), buf, NULL, NULL, NULL, NULL);
+    assert_string_equal(buf, "Host CPU");
+}
+
+/* capsMask: "Pipeline Statistics" is per context, "Host CPU" global (docs). */
+static void test_info_caps(void **state)
+{
+    (void)state;
+    GLuint caps = 77;
+    GL.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, NULL, NULL, NULL, &caps);
+    assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    if (ps) {
+        GL.glGetPerfQueryInfoINTEL(ps, 0, NULL, NULL, NULL, NULL, &caps);
+        assert_int_equal(caps, GL_PERFQUERY_SINGLE_CONTEXT_INTEL);
+    }
+    expect_error(GL_NO_ERROR);
+}
+
+/* "the actual number of already created query instances" */
+static void test_info_instances(void **state)
+{
+    (void)state;
+    GLuint id = host_cpu(), before = 77, after = 77;
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &before, NULL);
+    GLuint h[3];
+    for (int i = 0; i < 3; i++)
+        h[i] = new_query();
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
+    assert_int_equal(after, before + 3);
+    GL.glDeletePerfQueryINTEL(h[1]);
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
+    assert_int_equal(after, before + 2);
+    GL.glDeletePerfQueryINTEL(h[0]);
+    GL.glDeletePerfQueryINTEL(h[2]);
+    expect_error(GL_NO_ERROR);
+}
+
+/* ---- GetPerfCounterInfoINTEL ---- */
+
+/* "If the pair of queryId and counterId does not reference a valid counter, an INVALID_VALUE
+ * error is generated." An invalid queryId: */
+static void test_counter_invalid_query(void **state)
+{
+    (void)state;
+    GLuint offset = 77;
+    GL.glGetPerfCounterInfoINTEL(0, 1, 0, NULL, 0, NULL, &offset, NULL, NULL, NULL, NULL);
+    expect_error(GL_INVALID_VALUE);
+    GL.glGetPerfCounterInfoINTEL(num_types() + 1, 1, 0, NULL, 0, NULL, &offset, NULL, NULL,
+                                 NULL, NULL);
+    expect_error(GL_INVALID_VALUE);
+    assert_int_equal(offset, 77);
+}
+
+/* Same clause, and "Performance counter id 0 is reserved as an invalid counter." */
+static void test_counter_zero(void **state)
+{
+    (void)state;
+    GL.glGetPerfCounterInfoINTEL(1, 0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+static void test_counter_past_last(void **state)
+{
+    (void)state;
+    GLuint n = 0;
+    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, &n, NULL, NULL);
+    GL.glGetPerfCounterInfoINTEL(1, n + 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Not in spec: NULL outputs skipped; names truncated and NUL-terminated. */
+static void test_counter_null_and_truncated(void **state)
+{
+    (void)state;
+    GL.glGetPerfCounterInfoINTEL(1, 1, 256, NULL, 1024, NULL, NULL, NULL, NULL, NULL, NULL);
+    expect_error(GL_NO_ERROR);
+    char name[8], desc[8];
+    memset(name, 'X', sizeof(name));
+    memset(desc, 'X', sizeof(desc));
+    GL.glGetPerfCounterInfoINTEL(1, 1, 3, name, 2, desc, NULL, NULL, NULL, NULL, NULL);
+    expect_error(GL_NO_ERROR);
+    assert_int_equal(strlen(name), 2);
+    assert_int_equal(name[3], 'X');
+    assert_int_equal(strlen(desc), 1);
+    assert_int_equal(desc[2], 'X');
+}
+
+/* Every counter of every type: valid enums, sizes matching the data type, aligned,
+ * non-overlapping offsets inside dataSize, unique names within the limits. */
+static void test_counter_layout(void **state)
+{
+    (void)state;
+    GLuint n = num_types();
+    for (GLuint q = 1; q <= n; q++) {
+        GLuint size = 0, count = 0;
+        char qname[256];
+        GL.glGetPerfQueryInfoINTEL(q, sizeof(qname), qname, &size, &count, NULL, NULL);
+        assert_true(count >= 1);
+        assert_true(size >= 4 && size % 8 == 0);
+        assert_true(strlen(qname) < 256);
+        uint8_t *used = calloc(size, 1);
+        char (*names)[256] = calloc(count, 256);
+        assert_non_null(used);
+        assert_non_null(names);
+        for (GLuint c = 1; c <= count; c++) {
+            char desc[1024];
+            GLuint off = 0, csize = 0, type = 0, dtype = 0;
+            GLuint64 max = 0;
+            GL.glGetPerfCounterInfoINTEL(q, c, 256, names[c - 1], sizeof(desc), desc, &off,
+                                         &csize, &type, &dtype, &max);
+            expect_error(GL_NO_ERROR);
+            assert_true(strlen(names[c - 1]) > 0);
+            assert_true(strlen(desc) > 0);
+            for (GLuint k = 1; k < c; k++)
+                assert_string_not_equal(names[k - 1], names[c - 1]);
+            assert_in_range(type, GL_PERFQUERY_COUNTER_EVENT_INTEL,
+                            GL_PERFQUERY_COUNTER_TIMESTAMP_INTEL);
+            switch (dtype) {
+            case GL_PERFQUERY_COUNTER_DATA_UINT32_INTEL:
+            case GL_PERFQUERY_COUNTER_DATA_FLOAT_INTEL:
+            case GL_PERFQUERY_COUNTER_DATA_BOOL32_INTEL:
+                assert_int_equal(csize, 4);
+                break;
+            case GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL:
+            case GL_PERFQUERY_COUNTER_DATA_DOUBLE_INTEL:
+                assert_int_equal(csize, 8);
+                break;
+            default:
+                fail_msg("counter %u of %s: data type 0x%x", c, qname, dtype);
+            }
+            assert_int_equal(off % csize, 0);
+            assert_true(off + csize <= size);
+            for (GLuint b = off; b < off + csize; b++) {
+                assert_int_equal(used[b], 0);
+                used[b] = 1;
+            }
+        }
+        free(used);
+        free(names);
+    }
+}
+
+/* The documented counters of "Host CPU" (and "Pipeline Statistics" where listed). */
+static void test_documented_counters(void **state)
+{
+    (void)state;
+    GLuint host = host_cpu();
+    GLuint type = 0, dtype = 0;
+    int i = gltest_counter_index(&T, host, "CPU Time");
+    assert_true(i >= 0);
+    GL.glGetPerfCounterInfoINTEL(host, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
+                                 &dtype, NULL);
+    assert_int_equal(type, GL_PERFQUERY_COUNTER_DURATION_RAW_INTEL);
+    assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
+    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    if (!ps)
+        return;
+    static const char *events[] = {
+        "Vertices Submitted", "Primitives Submitted", "Vertex Shader Invocations",
+        "Fragment Shader Invocations", "Clipper Input Primitives", "Clipper Output Primitives",
+        "Samples Passed",
+    };
+    for (size_t k = 0; k < sizeof(events) / sizeof(events[0]); k++) {
+        i = gltest_counter_index(&T, ps, events[k]);
+        assert_true(i >= 0);
+        GL.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
+                                     &dtype, NULL);
+        assert_int_equal(type, GL_PERFQUERY_COUNTER_EVENT_INTEL);
+        assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
+    }
+    i = gltest_counter_index(&T, ps, "GPU Time Elapsed");
+    assert_true(i >= 0);
+    GL.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type, &dtype,
+                                 NULL);
+    assert_int_equal(type, GL_PERFQUERY_COUNTER_DURATION_RAW_INTEL);
+    assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
+    expect_error(GL_NO_ERROR);
+}
+
+/* ---- CreatePerfQueryINTEL ---- */
+
+/* "If queryId does not reference a valid query type, an INVALID_VALUE error is generated." */
+static void test_create_invalid_id(void **state)
+{
+    (void)state;
+    GLuint h = 1234;
+    GL.glCreatePerfQueryINTEL(0, &h);
+    expect_error(GL_INVALID_VALUE);
+    GL.glCreatePerfQueryINTEL(num_types() + 1, &h);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Not in spec: a NULL queryHandle is INVALID_VALUE (Mesa). */
+static void test_create_null_handle(void **state)
+{
+    (void)state;
+    GL.glCreatePerfQueryINTEL(1, NULL);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* "If the query instance cannot be created due to exceeding the number of allowed instances or
+ * driver fails query creation due to an insufficient memory reason, an OUT_OF_MEMORY error is
+ * generated, and the location pointed by queryHandle returns NULL." Provoked by running out of
+ * file descriptors, which the "Host CPU" counters from perf_event_open need. */
+static void test_create_out_of_memory(void **state)
+{
+    (void)state;
+    GLuint host = host_cpu();
+    if (gltest_counter_index(&T, host, "host/task-clock") < 0)
+        skip();   /* no perf_event counters here: nothing to run out of */
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    GLuint handles[4096];
+    int n = 0;
+    GLuint h = 1234;
+    struct rlimit low = old;
+    low.rlim_cur = 64;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    GLenum err = GL_NO_ERROR;
+    while (n < 4096) {
+        h = 1234;
+        GL.glCreatePerfQueryINTEL(host, &h);
+        err = GL.glGetError();
+        if (err != GL_NO_ERROR)
+            break;
+        handles[n++] = h;
+    }
+    setrlimit(RLIMIT_NOFILE, &old);
+    assert_int_equal(err, GL_OUT_OF_MEMORY);
+    assert_int_equal(h, 0);
+    for (int i = 0; i < n; i++)
+        GL.glDeletePerfQueryINTEL(handles[i]);
+    expect_error(GL_NO_ERROR);
+    /* Creation works again once descriptors are back. */
+    GL.glDeletePerfQueryINTEL(new_query());
+    expect_error(GL_NO_ERROR);
+}
+
+/* ---- DeletePerfQueryINTEL ---- */
+
+/* "If a query handle doesn't reference a previously created performance query instance, an
+ * INVALID_VALUE error is generated." */
+static void test_delete_invalid(void **state)
+{
+    (void)state;
+    GL.glDeletePerfQueryINTEL(0);
+    expect_error(GL_INVALID_VALUE);
+    GL.glDeletePerfQueryINTEL(987654);
+    expect_error(GL_INVALID_VALUE);
+    GLuint h = new_query();
+    GL.glDeletePerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+    GL.glDeletePerfQueryINTEL(h);   /* deleted: no longer a created instance */
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Not in spec: deleting an active query ends it, with no error (Mesa). */
+static void test_delete_active(void **state)
+{
+    (void)state;
+    GLuint h = new_query();
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glDeletePerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+    GL.glEndPerfQueryINTEL(h);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* ---- BeginPerfQueryINTEL ---- */
+
+/* "If a query handle doesn't reference a previously created performance query instance, an
+ * INVALID_VALUE error is generated." */
+static void test_begin_invalid(void **state)
+{
+    (void)state;
+    GL.glBeginPerfQueryINTEL(0);
+    expect_error(GL_INVALID_VALUE);
+    GL.glBeginPerfQueryINTEL(987654);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* Not in spec: beginning an active query is INVALID_OPERATION (Mesa). */
+static void test_begin_active(void **state)
+{
+    (void)state;
+    GLuint h = new_query();
+    GL.glBeginPerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+    GL.glBeginPerfQueryINTEL(h);
+    expect_error(GL_INVALID_OPERATION);
+    GL.glEndPerfQueryINTEL(h);
+    GL.glDeletePerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+}
+
+/* "calls of BeginPerfQueryINTEL() cannot be nested if they refer to queries of such different
+ * types. In such case INVALID_OPERATION error is generated.": every perfq type can be collected
+ * beside every other, so nesting all types at once raises nothing. */
+static void test_begin_all_types_nested(void **state)
+{
+    (void)state;
+    GLuint n = num_types(), h[64];
+    assert_true(n <= 64);
+    for (GLuint q = 1; q <= n; q++) {
+        GL.glCreatePerfQueryINTEL(q, &h[q - 1]);
+        GL.glBeginPerfQueryINTEL(h[q - 1]);
+        expect_error(GL_NO_ERROR);
+    }
+    for (GLuint q = n; q >= 1; q--) {
+        GL.glEndPerfQueryINTEL(h[q - 1]);
+        expect_error(GL_NO_ERROR);
+        GLuint size = 0, written = 0;
+        GL.glGetPerfQueryInfoINTEL(q, 0, NULL, &size, NULL, NULL, NULL);
+        void *data = malloc(size);
+        GL.glGetPerfQueryDataINTEL(h[q - 1], GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data,
+                                   &written);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(written, size);
+        free(data);
+        GL.glDeletePerfQueryINTEL(h[q - 1]);
+    }
+}
+
+/* ---- EndPerfQueryINTEL ---- */
+
+/* Not in spec: an invalid handle is INVALID_VALUE (Mesa: "for consistency"). */
+static void test_end_invalid(void **state)
+{
+    (void)state;
+    GL.glEndPerfQueryINTEL(0);
+    expect_error(GL_INVALID_VALUE);
+    GL.glEndPerfQueryINTEL(987654);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* "If a performance query is not currently started, an INVALID_OPERATION error will be
+ * generated." Never begun, and already ended: */
+static void test_end_not_active(void **state)
+{
+    (void)state;
+    GLuint h = new_query();
+    GL.glEndPerfQueryINTEL(h);
+    expect_error(GL_INVALID_OPERATION);
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glEndPerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+    GL.glEndPerfQueryINTEL(h);
+    expect_error(GL_INVALID_OPERATION);
+    GL.glDeletePerfQueryINTEL(h);
+}
+
+/* ---- GetPerfQueryDataINTEL ---- */
+
+/* Not in spec: an invalid handle is INVALID_VALUE (Mesa). */
+static void test_data_invalid_handle(void **state)
+{
+    (void)state;
+    uint64_t data[64];
+    GLuint written = 1234;
+    GL.glGetPerfQueryDataINTEL(0, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    expect_error(GL_INVALID_VALUE);
+    GL.glGetPerfQueryDataINTEL(987654, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    expect_error(GL_INVALID_VALUE);
+}
+
+/* "If bytesWritten or data pointers are NULL then an INVALID_VALUE error is generated." */
+static void test_data_null_pointers(void **state)
+{
+    (void)state;
+    GLuint h = new_query(), written = 1234;
+    uint64_t data[64];
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glEndPerfQueryINTEL(h);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, &written);
+    expect_error(GL_INVALID_VALUE);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, NULL);
+    expect_error(GL_INVALID_VALUE);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, NULL);
+    expect_error(GL_INVALID_VALUE);
+    GL.glDeletePerfQueryINTEL(h);
+}
+
+/* Not in spec: a query never begun has no data: INVALID_OPERATION, bytesWritten 0 (Mesa). */
+static void test_data_never_begun(void **state)
+{
+    (void)state;
+    GLuint h = new_query(), written = 1234;
+    uint64_t data[64];
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    expect_error(GL_INVALID_OPERATION);
+    assert_int_equal(written, 0);
+    GL.glDeletePerfQueryINTEL(h);
+}
+
+/* Not in spec: a query still active has no data: INVALID_OPERATION, bytesWritten 0 (Mesa). */
+static void test_data_active(void **state)
+{
+    (void)state;
+    GLuint h = new_query(), written = 1234;
+    uint64_t data[64];
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    expect_error(GL_INVALID_OPERATION);
+    assert_int_equal(written, 0);
+    GL.glEndPerfQueryINTEL(h);
+    GL.glDeletePerfQueryINTEL(h);
+    expect_error(GL_NO_ERROR);
+}
+
+/* Not in spec: a negative dataSize is INVALID_VALUE, nothing written (docs). */
+static void test_data_negative_size(void **state)
+{
+    (void)state;
+    GLuint h = new_query(), written = 1234;
+    uint64_t data[64];
+    memset(data, 0xab, sizeof(data));
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glEndPerfQueryINTEL(h);
+    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, -8, data, &written);
+    expect_error(GL_INVALID_VALUE);
+    assert_int_equal(written, 0);
+    assert_int_equal(data[0], 0xababababababababull);
+    GL.glDeletePerfQueryINTEL(h);
+}
+
+/* Not in spec: flags 0 and unknown values are read as DONOT_FLUSH (Mesa; RenderDoc passes 0):
+ * no error, and the result comes once the work is done. */
+static void test_data_unknown_flags(void **state)
+{
+    (void)state;
+    GLuint h = new_query(), size = 0, written = 0;
+    GL.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, &size, NULL, NULL, NULL);
+    void *data = malloc(size);
+    GL.glBeginPerfQueryINTEL(h);
+    GL.glEndPerfQueryINTEL(h);
+    GL.glFinish();
+    static const GLuint flags[] = {0, 0x1234, GL_PERFQUERY_DONOT_FLUSH_INTEL};
+    for (size_t i = 0; i < 3; i++) {
+        written = 1234;
+        for (int tries = 0; tries < 100000 && written != size; tries++)
+            GL.glGetPerfQueryDataINTEL(h, flags[i], (GLsizei)size, data, &written);
+        expect_error(GL_NO_ERROR);
+        assert_int_equal(written, size);
+    }
+    free(data);
+    GL.glDeletePerfQueryINTEL(h);
+}
+
+/* GL calls without a current context do nothing (and do not crash). */
+static void test_no_current_context(void **state)
+{
+    (void)state;
+    gltest_release(&T);
+    GLuint id = 1234, h = 1234, written = 1234;
+    uint64_t data[8];
+    GL.glGetFirstPerfQueryIdINTEL(&id);
+    GL.glGetNextPerfQueryIdINTEL(1, &id);
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &id);
+    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
+    GL.glGetPerfCounterInfoINTEL(1, 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    GL.glCreatePerfQueryINTEL(1, &h);
+    GL.glBeginPerfQueryINTEL(1);
+    GL.glEndPerfQueryINTEL(1);
+    GL.glGetPerfQueryDataINTEL(1, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    GL.glDeletePerfQueryINTEL(1);
+    assert_int_equal(id, 1234);
+    assert_int_equal(h, 1234);
+    assert_int_equal(written, 1234);
+    assert_int_equal(gltest_make_current(&T), 0);
+    expect_error(GL_NO_ERROR);
+}
+
+int main(int argc, char **argv)
+{
+    int r = gltest_create(&T, gltest_want_gles(argc, argv), 64, 64);
+    if (r != 0)
+        return r;
+    if (gltest_make_current(&T) != 0) {
+        fprintf(stderr, "could not set up the GL context\n");
+        return 1;
+    }
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+#define TEST(f) cmocka_unit_test_setup(f, clear_errors)
+    const struct CMUnitTest tests[] = {
+        TEST(test_extension_listed),
+        TEST(test_limits),
+        TEST(test_first_null),
+        TEST(test_first_is_one),
+        TEST(test_next_null),
+        TEST(test_next_invalid),
+        TEST(test_next_walk),
+        TEST(test_byname_unknown),
+        TEST(test_byname_null_name),
+        TEST(test_byname_null_id),
+        TEST(test_byname_every_type),
+        TEST(test_info_invalid),
+        TEST(test_info_null_outputs),
+        TEST(test_info_name_truncated),
+        TEST(test_info_caps),
+        TEST(test_info_instances),
+        TEST(test_counter_invalid_query),
+        TEST(test_counter_zero),
+        TEST(test_counter_past_last),
+        TEST(test_counter_null_and_truncated),
+        TEST(test_counter_layout),
+        TEST(test_documented_counters),
+        TEST(test_create_invalid_id),
+        TEST(test_create_null_handle),
+        TEST(test_create_out_of_memory),
+        TEST(test_delete_invalid),
+        TEST(test_delete_active),
+        TEST(test_begin_invalid),
+        TEST(test_begin_active),
+        TEST(test_begin_all_types_nested),
+        TEST(test_end_invalid),
+        TEST(test_end_not_active),
+        TEST(test_data_invalid_handle),
+        TEST(test_data_null_pointers),
+        TEST(test_data_never_begun),
+        TEST(test_data_active),
+        TEST(test_data_negative_size),
+        TEST(test_data_unknown_flags),
+        TEST(test_no_current_context),
+    };
+    int failed = cmocka_run_group_tests_name(T.gles ? "intel-errors-gles" : "intel-errors",
+                                             tests, NULL, NULL);
+    gltest_destroy(&T);
+    return failed;
+}
