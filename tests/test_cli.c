@@ -225,6 +225,44 @@ static void test_run_execs_with_status(void **state)
     assert_non_null(strstr(r->out, "usage: perfq"));
 }
 
+/* perfq run puts the layers first in LD_PRELOAD and OPENCL_LAYERS, keeping what was there.
+ * The "layers" here are empty files: the test reads the environment, not the libraries (the
+ * dynamic loader ignores a preload it cannot load, with a warning on stderr). */
+static void test_run_injects_layers(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfq-layers-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char gl[128], cl[128], expect[512];
+    snprintf(gl, sizeof(gl), "%s/libperfq-gl.so", dir);
+    snprintf(cl, sizeof(cl), "%s/libperfq-cl.so", dir);
+    close(open(gl, O_CREAT | O_WRONLY, 0644));
+    close(open(cl, O_CREAT | O_WRONLY, 0644));
+    setenv("PERFQ_LAYER_DIR", dir, 1);
+    setenv("OPENCL_LAYERS", "/other/layer.so", 1);
+    unsetenv("LD_PRELOAD");
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"run", "--", "sh", "-c",
+                                  "printf '%s|%s' \"$LD_PRELOAD\" \"$OPENCL_LAYERS\"", NULL});
+    unsetenv("PERFQ_LAYER_DIR");
+    unsetenv("OPENCL_LAYERS");
+    assert_int_equal(r->status, 0);
+    snprintf(expect, sizeof(expect), "%s|%s:/other/layer.so", gl, cl);
+    assert_string_equal(r->out, expect);
+    /* stat leaves the environment alone unless --layers. */
+    setenv("PERFQ_LAYER_DIR", dir, 1);
+    run_perfq(r, (const char *[]){"stat", "-o", "/dev/null", "--", "sh", "-c",
+                                  "printf '%s' \"$LD_PRELOAD\"", NULL});
+    assert_string_equal(r->out, "");
+    run_perfq(r, (const char *[]){"stat", "--layers", "-o", "/dev/null", "--", "sh", "-c",
+                                  "printf '%s' \"$LD_PRELOAD\"", NULL});
+    unsetenv("PERFQ_LAYER_DIR");
+    assert_string_equal(r->out, gl);
+    unlink(gl);
+    unlink(cl);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -240,6 +278,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_arguments_exit_2),
         cmocka_unit_test(test_unavailable_counter_named),
         cmocka_unit_test(test_run_execs_with_status),
+        cmocka_unit_test(test_run_injects_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

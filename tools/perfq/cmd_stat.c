@@ -1,5 +1,5 @@
 /*
- * perfq stat [-e LIST] [--json] [-o FILE] [--no-layers] -- CMD [ARGS]
+ * perfq stat [-e LIST] [--json] [-o FILE] [--layers] -- CMD [ARGS]
  *
  * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
  * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
@@ -34,7 +34,7 @@ struct stat_options {
     char *events;              /* joined -e lists, or NULL for the defaults */
     int json;
     const char *output;
-    int layers;
+    int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
     char **cmd;
 };
 
@@ -67,7 +67,6 @@ static int append_events(struct stat_options *o, const char *list)
 static int parse_args(int argc, char **argv, struct stat_options *o)
 {
     int i = 1;
-    o->layers = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -88,8 +87,8 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
             if (++i >= argc)
                 return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
             o->output = argv[i];
-        } else if (strcmp(a, "--no-layers") == 0) {
-            o->layers = 0;
+        } else if (strcmp(a, "--layers") == 0) {
+            o->layers = 1;
         } else {
             return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
         }
