@@ -1,0 +1,266 @@
+/*
+ * GL_INTEL_performance_query: several instances active at once (nested, overlapping, of the
+ * same type and of different types), and the program's own queries of the same targets beside
+ * them: every result exact, no GL error reaches the program.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "intel_test.h"
+
+#define W 64
+#define H 48
+
+static struct gltest T;
+#define GL (T.gl)
+
+static int clear_errors(void **state)
+{
+    (void)state;
+    while (GL.glGetError() != GL_NO_ERROR)
+        ;
+    return 0;
+}
+
+static GLuint pipeline_or_skip(void)
+{
+    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    if (!id)
+        skip();
+    return id;
+}
+
+static GLuint type_size(GLuint id)
+{
+    GLuint size = 0;
+    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    return size;
+}
+
+static uint64_t read_counter(GLuint type, GLuint h, const char *name)
+{
+    GLuint size = type_size(type);
+    uint8_t *data = malloc(size);
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    uint64_t v = gltest_counter_u64(&T, type, name, data);
+    free(data);
+    return v;
+}
+
+static GLuint create(GLuint type)
+{
+    GLuint h = 0;
+    GL.glCreatePerfQueryINTEL(type, &h);
+    assert_int_not_equal(h, 0);
+    return h;
+}
+
+/* q1 covers A, B and C; q2, nested inside, covers B only. */
+static void test_nested_same_type(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), q1 = create(ps), q2 = create(ps);
+    GL.glBeginPerfQueryINTEL(q1);
+    gltest_draw_triangles(&T, 10, 0);
+    GL.glBeginPerfQueryINTEL(q2);
+    gltest_draw_triangles(&T, 20, 0);
+    GL.glEndPerfQueryINTEL(q2);
+    gltest_draw_triangles(&T, 30, 0);
+    GL.glEndPerfQueryINTEL(q1);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(read_counter(ps, q1, "Primitives Submitted"), 60);
+    assert_int_equal(read_counter(ps, q1, "Vertices Submitted"), 180);
+    assert_int_equal(read_counter(ps, q2, "Primitives Submitted"), 20);
+    assert_int_equal(read_counter(ps, q2, "Vertices Submitted"), 60);
+    /* q1's driver queries were split where q2 began and ended (GL_INTEL issue 5). */
+    if (gltest_counter_index(&T, ps, "Split Occurred") >= 0)
+        assert_int_equal(read_counter(ps, q1, "Split Occurred"), 1);
+    GL.glDeletePerfQueryINTEL(q1);
+    GL.glDeletePerfQueryINTEL(q2);
+}
+
+/* Overlapping: q1 = A + B, q2 = B + C. */
+static void test_overlapping_same_type(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), q1 = create(ps), q2 = create(ps);
+    GL.glBeginPerfQueryINTEL(q1);
+    gltest_draw_triangles(&T, 11, 0);
+    GL.glBeginPerfQueryINTEL(q2);
+    gltest_draw_triangles(&T, 13, 0);
+    GL.glEndPerfQueryINTEL(q1);
+    gltest_draw_triangles(&T, 17, 0);
+    GL.glEndPerfQueryINTEL(q2);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(read_counter(ps, q1, "Primitives Submitted"), 24);
+    assert_int_equal(read_counter(ps, q2, "Primitives Submitted"), 30);
+    assert_int_equal(read_counter(ps, q1, "Samples Passed") > 0, 1);
+    GL.glDeletePerfQueryINTEL(q1);
+    GL.glDeletePerfQueryINTEL(q2);
+}
+
+/* Eight instances begun one after another, each ended in reverse: instance i sees the
+ * triangles drawn after its Begin and before its End. */
+static void test_many_active(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), q[8];
+    for (int i = 0; i < 8; i++) {
+        q[i] = create(ps);
+        GL.glBeginPerfQueryINTEL(q[i]);
+        gltest_draw_triangles(&T, i + 1, 0);
+    }
+    for (int i = 7; i >= 0; i--) {
+        GL.glEndPerfQueryINTEL(q[i]);
+        gltest_draw_triangles(&T, 100, 0);
+    }
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    for (int i = 0; i < 8; i++) {
+        /* Begun before draws i+1 .. 8 (sum k=i+1..8 of k) and 100 per End after its own. */
+        uint64_t expect = 0;
+        for (int k = i + 1; k <= 8; k++)
+            expect += (uint64_t)k;
+        expect += 100u * (uint64_t)(7 - i);
+        assert_int_equal(read_counter(ps, q[i], "Primitives Submitted"), expect);
+        GL.glDeletePerfQueryINTEL(q[i]);
+    }
+}
+
+/* Different types nested: a "Host CPU" inside a "Pipeline Statistics" (and the other way). */
+static void test_nested_different_types(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), host = gltest_query_id(&T, "Host CPU");
+    GLuint a = create(ps), b = create(host);
+    GL.glBeginPerfQueryINTEL(a);
+    GL.glBeginPerfQueryINTEL(b);
+    gltest_draw_triangles(&T, 5, 0);
+    GL.glEndPerfQueryINTEL(a);
+    GL.glEndPerfQueryINTEL(b);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(read_counter(ps, a, "Primitives Submitted"), 5);
+    assert_true(read_counter(host, b, "Wall Time") > 0);
+    GL.glDeletePerfQueryINTEL(a);
+    GL.glDeletePerfQueryINTEL(b);
+}
+
+static uint64_t own_result(GLuint q)
+{
+    GLuint v = 0;
+    if (GL.glGetQueryObjectui64v) {
+        GLuint64 v64 = 0;
+        GL.glGetQueryObjectui64v(q, GL_QUERY_RESULT, &v64);
+        return v64;
+    }
+    GL.glGetQueryObjectuiv(q, GL_QUERY_RESULT, &v);
+    return v;
+}
+
+/* The program's own GL_SAMPLES_PASSED and GL_PRIMITIVES_SUBMITTED_ARB queries interleaved with
+ * a perf query: the program's results exact, the perf query's exact, no error. */
+static void test_program_queries_beside(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), p = create(ps), own[2];
+    GL.glGenQueries(2, own);
+    GL.glBeginQuery(GL_SAMPLES_PASSED, own[0]);
+    gltest_draw_quad(&T, 0);                              /* own only */
+    GL.glBeginPerfQueryINTEL(p);
+    GL.glBeginQuery(GL_PRIMITIVES_SUBMITTED_ARB, own[1]);
+    gltest_draw_quad(&T, 0);                              /* own[0], own[1], perf */
+    GL.glEndQuery(GL_SAMPLES_PASSED);
+    gltest_draw_triangles(&T, 9, 0);                      /* own[1], perf */
+    GL.glEndPerfQueryINTEL(p);
+    gltest_draw_triangles(&T, 4, 0);                      /* own[1] */
+    GL.glEndQuery(GL_PRIMITIVES_SUBMITTED_ARB);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(own_result(own[0]), 2 * W * H);
+    assert_int_equal(own_result(own[1]), 2 + 9 + 4);
+    assert_int_equal(read_counter(ps, p, "Primitives Submitted"), 2 + 9);
+    /* The quad inside covers every pixel once; the 9 triangles add theirs. */
+    assert_true(read_counter(ps, p, "Samples Passed") >= (uint64_t)W * H);
+    assert_int_equal(read_counter(ps, p, "Split Occurred"), 1);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    GL.glDeleteQueries(2, own);
+    GL.glDeletePerfQueryINTEL(p);
+}
+
+/* The program's own GL_PRIMITIVES_GENERATED (GLES 3.2 has it too) and GL_TIME_ELAPSED beside a
+ * perf query of any type with GPU counters: the program's count exact, its time available. */
+static void test_program_generated_and_time(void **state)
+{
+    (void)state;
+    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    if (!id)
+        id = gltest_query_id(&T, "GPU Time");
+    if (!id)
+        skip();
+    int has_time = !T.gles || gltest_has_extension(&T, "GL_EXT_disjoint_timer_query");
+    int has_generated = !T.gles || gltest_has_extension(&T, "GL_EXT_geometry_shader") ||
+                        gltest_has_extension(&T, "GL_OES_geometry_shader");
+    GLuint p = create(id), own[2];
+    GL.glGenQueries(2, own);
+    GL.glBeginPerfQueryINTEL(p);
+    if (has_generated)
+        GL.glBeginQuery(GL_PRIMITIVES_GENERATED, own[0]);
+    if (has_time)
+        GL.glBeginQuery(GL_TIME_ELAPSED, own[1]);
+    gltest_draw_triangles(&T, 21, 0);
+    GL.glEndPerfQueryINTEL(p);
+    gltest_draw_triangles(&T, 2, 0);
+    if (has_time)
+        GL.glEndQuery(GL_TIME_ELAPSED);
+    if (has_generated)
+        GL.glEndQuery(GL_PRIMITIVES_GENERATED);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    if (has_generated)
+        assert_int_equal(own_result(own[0]), 23);
+    if (has_time) {
+        GLuint avail = 0;
+        GL.glFinish();
+        for (int i = 0; i < 1000000 && !avail; i++)
+            GL.glGetQueryObjectuiv(own[1], GL_QUERY_RESULT_AVAILABLE, &avail);
+        assert_int_equal(avail, 1);
+        (void)own_result(own[1]);
+    }
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    if (id == gltest_query_id(&T, "Pipeline Statistics"))
+        assert_int_equal(read_counter(id, p, "Primitives Submitted"), 21);
+    else
+        (void)read_counter(id, p, "GPU Time Elapsed");
+    GL.glDeleteQueries(2, own);
+    GL.glDeletePerfQueryINTEL(p);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+}
+
+int main(int argc, char **argv)
+{
+    int r = gltest_create(&T, gltest_want_gles(argc, argv), W, H);
+    if (r != 0)
+        return r;
+    if (gltest_make_current(&T) != 0) {
+        fprintf(stderr, "could not set up the GL context\n");
+        return 1;
+    }
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+#define TEST(f) cmocka_unit_test_setup(f, clear_errors)
+    const struct CMUnitTest tests[] = {
+        TEST(test_nested_same_type),
+        TEST(test_overlapping_same_type),
+        TEST(test_many_active),
+        TEST(test_nested_different_types),
+        TEST(test_program_queries_beside),
+        TEST(test_program_generated_and_time),
+    };
+    int failed = cmocka_run_group_tests_name(T.gles ? "intel-nested-gles" : "intel-nested",
+                                             tests, NULL, NULL);
+    gltest_destroy(&T);
+    return failed;
+}

@@ -1,0 +1,66 @@
+/*
+ * GL_INTEL_performance_query where no query type exists: meson runs this with PERFQ_DISABLE
+ * naming every provider and group, so the catalog has nothing available.
+ *   "If the given hardware platform doesn't support any performance queries, then the value of
+ *    0 is returned and INVALID_OPERATION error is raised."
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "intel_test.h"
+
+static struct gltest T;
+#define GL (T.gl)
+
+static void test_first_none(void **state)
+{
+    (void)state;
+    GLuint id = 1234;
+    GL.glGetFirstPerfQueryIdINTEL(&id);
+    assert_int_equal(GL.glGetError(), GL_INVALID_OPERATION);
+    assert_int_equal(id, 0);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+}
+
+/* With no types, every id is invalid. */
+static void test_every_id_invalid(void **state)
+{
+    (void)state;
+    GLuint next = 1234, h = 1234;
+    GL.glGetNextPerfQueryIdINTEL(1, &next);
+    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(next, 0);
+    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &next);
+    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
+    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    GL.glCreatePerfQueryINTEL(1, &h);
+    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(h, 1234);
+}
+
+int main(int argc, char **argv)
+{
+    if (!getenv("PERFQ_DISABLE")) {
+        fprintf(stderr, "needs PERFQ_DISABLE naming every group: skipped\n");
+        return INTEL_TEST_SKIP;
+    }
+    int r = gltest_create(&T, gltest_want_gles(argc, argv), 16, 16);
+    if (r != 0)
+        return r;
+    if (gltest_make_current(&T) != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_none),
+        cmocka_unit_test(test_every_id_invalid),
+    };
+    int failed = cmocka_run_group_tests_name("intel-no-queries", tests, NULL, NULL);
+    gltest_destroy(&T);
+    return failed;
+}
