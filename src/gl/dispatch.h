@@ -10,6 +10,9 @@
 #ifndef PERFQ_GL_DISPATCH_H
 #define PERFQ_GL_DISPATCH_H
 
+#ifndef GL_GLEXT_PROTOTYPES
+#define GL_GLEXT_PROTOTYPES 1
+#endif
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>
@@ -20,6 +23,7 @@ typedef void (*perfq_PFNGLGETBOOLEANVPROC)(GLenum, GLboolean *);
 typedef void (*perfq_PFNGLGETINTEGERVPROC)(GLenum, GLint *);
 typedef void (*perfq_PFNGLGETFLOATVPROC)(GLenum, GLfloat *);
 typedef void (*perfq_PFNGLGETDOUBLEVPROC)(GLenum, GLdouble *);
+typedef void (*perfq_PFNGLGETINTEGER64VEXTPROC)(GLenum, GLint64 *);
 typedef const GLubyte *(*perfq_PFNGLGETSTRINGPROC)(GLenum);
 typedef GLenum (*perfq_PFNGLGETERRORPROC)(void);
 typedef void (*perfq_PFNGLFLUSHPROC)(void);
@@ -76,7 +80,7 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(perfq_PFNGLGETBOOLEANVPROC, glGetBooleanv) \
     X(perfq_PFNGLGETINTEGERVPROC, glGetIntegerv) \
     X(PFNGLGETINTEGER64VPROC, glGetInteger64v) \
-    X(PFNGLGETINTEGER64VEXTPROC, glGetInteger64vEXT) \
+    X(perfq_PFNGLGETINTEGER64VEXTPROC, glGetInteger64vEXT) \
     X(perfq_PFNGLGETFLOATVPROC, glGetFloatv) \
     X(perfq_PFNGLGETDOUBLEVPROC, glGetDoublev) \
     X(perfq_PFNGLFLUSHPROC, glFlush) \

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef GL_GLEXT_PROTOTYPES
+#define GL_GLEXT_PROTOTYPES 1
+#endif
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>

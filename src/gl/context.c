@@ -1,0 +1,273 @@
+/*
+ * Per-context state: one struct perfq_gl_ctx per EGL or GLX context the program creates, found
+ * by handle; the current one per thread in a thread-local pointer.
+ *
+ * Lifetime: created (lazily) at eglCreateContext / glXCreate*Context or at the first make-current
+ * of an unknown handle; initialised at its first make-current (GL callable: strings read,
+ * front ends' created hooks run, extension predicates evaluated); finalised once (destroyed
+ * hooks, services freed) when the program destroys it: at once if it is current nowhere (GL not
+ * usable), else just before it stops being current (GL usable: EGL and GLX keep a destroyed
+ * context alive until it is released). The struct is freed at finalisation unless still current
+ * somewhere; then at release.
+ */
+#include "gl/layer_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
+
+/* context_lock protects the context list and each context's lifetime fields. */
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct perfq_gl_ctx *contexts;
+static uint64_t n_contexts;
+
+/* Hooks: static storage, safe to fill from constructors. hooks_lock protects them. */
+struct hook {
+    const char *owner;
+    perfq_gl_context_created_fn created;
+    perfq_gl_context_destroyed_fn destroyed;
+};
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hook hooks[PERFQ_GL_MAX_SLOTS];
+static int n_hooks;
+
+int perfq_gl_register_context_hooks(const char *owner, perfq_gl_context_created_fn created,
+                                    perfq_gl_context_destroyed_fn destroyed)
+{
+    pthread_mutex_lock(&hooks_lock);
+    int slot = -1;
+    if (n_hooks < PERFQ_GL_MAX_SLOTS) {
+        slot = n_hooks++;
+        hooks[slot] = (struct hook){owner, created, destroyed};
+    }
+    pthread_mutex_unlock(&hooks_lock);
+    return slot;
+}
+
+void *perfq_gl_context_data(const struct perfq_gl_context *ctx, int slot)
+{
+    if (!ctx || slot < 0 || slot >= PERFQ_GL_MAX_SLOTS)
+        return NULL;
+    return ((const struct perfq_gl_ctx *)ctx)->slot_data[slot];
+}
+
+struct perfq_gl_context *perfq_gl_current_context(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    return c && c->initialized && !c->finalized ? &c->pub : NULL;
+}
+
+int perfq_gl_version_at_least(const struct perfq_gl_context *ctx, int major, int minor)
+{
+    return ctx->major > major || (ctx->major == major && ctx->minor >= minor);
+}
+
+struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
+                                             perfq_gl_window_system_t ws, void *display)
+{
+    if (!handle)
+        return NULL;
+    pthread_mutex_lock(&context_lock);
+    struct perfq_gl_ctx *c = contexts;
+    while (c && c->pub.handle != handle)
+        c = c->next;
+    if (!c && create) {
+        c = calloc(1, sizeof *c);
+        if (c) {
+            c->pub.gl = perfq_gl_dispatch();
+            c->pub.handle = handle;
+            c->pub.display = display;
+            c->pub.window_system = ws;
+            c->next = contexts;
+            contexts = c;
+            n_contexts++;
+        }
+    }
+    pthread_mutex_unlock(&context_lock);
+    return c;
+}
+
+static void unlink_context(struct perfq_gl_ctx *c)
+{
+    for (struct perfq_gl_ctx **p = &contexts; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            n_contexts--;
+            return;
+        }
+    }
+}
+
+static char *copy_string(const GLubyte *s)
+{
+    return strdup(s ? (const char *)s : "");
+}
+
+/* "4.5 (Core Profile) Mesa 22.3.6", "OpenGL ES 3.2 Mesa 22.3.6", "OpenGL ES-CM 1.1 ..." */
+static void parse_version(struct perfq_gl_ctx *c)
+{
+    const char *v = c->pub.version;
+    c->pub.api = PERFQ_GL_API_GL;
+    if (strncmp(v, "OpenGL ES", 9) == 0) {
+        c->pub.api = PERFQ_GL_API_GLES;
+        v += 9;
+        while (*v && (*v < '0' || *v > '9'))
+            v++;
+    }
+    int major = 0, minor = 0;
+    if (sscanf(v, "%d.%d", &major, &minor) != 2)
+        major = minor = 0;
+    c->pub.major = major;
+    c->pub.minor = minor;
+}
+
+static void initialize(struct perfq_gl_ctx *c)
+{
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    perfq_gl_error_guard_begin(&c->pub);
+    c->pub.vendor = copy_string(gl->glGetString ? gl->glGetString(GL_VENDOR) : NULL);
+    c->pub.renderer = copy_string(gl->glGetString ? gl->glGetString(GL_RENDERER) : NULL);
+    c->pub.version = copy_string(gl->glGetString ? gl->glGetString(GL_VERSION) : NULL);
+    parse_version(c);
+    if (c->pub.api == PERFQ_GL_API_GL && perfq_gl_version_at_least(&c->pub, 3, 2)) {
+        GLint mask = 0;
+        gl->glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+        c->pub.core_profile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
+    }
+    perfq_gl_extensions_init(c);
+    c->has_query_buffer = c->pub.api == PERFQ_GL_API_GL &&
+        (perfq_gl_version_at_least(&c->pub, 4, 4) ||
+         perfq_gl_has_driver_extension(&c->pub, "GL_ARB_query_buffer_object"));
+    c->use_ext_queries = c->pub.api == PERFQ_GL_API_GLES && c->pub.major < 3;
+    perfq_gl_error_guard_end(&c->pub);
+    c->initialized = 1;
+
+    pthread_mutex_lock(&hooks_lock);
+    int n = n_hooks;
+    struct hook local[PERFQ_GL_MAX_SLOTS];
+    memcpy(local, hooks, sizeof local);
+    pthread_mutex_unlock(&hooks_lock);
+    for (int i = 0; i < n; i++)
+        if (local[i].created)
+            c->slot_data[i] = local[i].created(&c->pub);
+    perfq_gl_extensions_evaluate(c);
+}
+
+/* Runs the destroyed hooks and frees the services. GL calls only when gl_usable. */
+static void finalize(struct perfq_gl_ctx *c, int gl_usable)
+{
+    if (c->finalized)
+        return;
+    c->gl_usable_in_finalize = gl_usable;
+    if (c->initialized) {
+        pthread_mutex_lock(&hooks_lock);
+        int n = n_hooks;
+        struct hook local[PERFQ_GL_MAX_SLOTS];
+        memcpy(local, hooks, sizeof local);
+        pthread_mutex_unlock(&hooks_lock);
+        for (int i = n - 1; i >= 0; i--)
+            if (local[i].destroyed)
+                local[i].destroyed(&c->pub, c->slot_data[i], gl_usable);
+    }
+    perfq_gl_angle_free_context(c, gl_usable);
+    perfq_gl_timer_free_context(c, gl_usable);
+    perfq_gl_vq_free_context(c, gl_usable);
+    perfq_gl_extensions_free(c);
+    c->finalized = 1;
+}
+
+static void free_context(struct perfq_gl_ctx *c)
+{
+    free((void *)c->pub.vendor);
+    free((void *)c->pub.renderer);
+    free((void *)c->pub.version);
+    free(c);
+}
+
+void perfq_gl_context_before_switch(void *new_handle)
+{
+    struct perfq_gl_ctx *old = perfq_gl_tls_current;
+    if (!old || old->pub.handle == new_handle || !old->destroy_pending)
+        return;
+    /* Destroyed while current: it is still current here, so its GL objects can be deleted. */
+    finalize(old, 1);
+}
+
+void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display)
+{
+    struct perfq_gl_ctx *old = perfq_gl_tls_current;
+    struct perfq_gl_ctx *new_ctx = perfq_gl_context_lookup(handle, 1, ws, display);
+    if (old == new_ctx) {
+        if (new_ctx)
+            new_ctx->pub.display = display;
+        return;
+    }
+    perfq_gl_tls_current = new_ctx;
+    pthread_mutex_lock(&context_lock);
+    int free_old = 0;
+    if (old) {
+        old->current_count--;
+        if (old->destroy_pending && old->current_count == 0) {
+            unlink_context(old);
+            free_old = 1;
+        }
+    }
+    if (new_ctx) {
+        new_ctx->current_count++;
+        new_ctx->pub.display = display;
+    }
+    pthread_mutex_unlock(&context_lock);
+    if (free_old) {
+        finalize(old, 0);   /* no-op when before_switch already did it with GL usable */
+        free_context(old);
+    }
+    if (new_ctx && !new_ctx->initialized)
+        initialize(new_ctx);
+}
+
+void perfq_gl_context_destroyed(void *handle)
+{
+    struct perfq_gl_ctx *c = perfq_gl_context_lookup(handle, 0, PERFQ_GL_WS_EGL, NULL);
+    if (!c)
+        return;
+    pthread_mutex_lock(&context_lock);
+    int now = c->current_count == 0;
+    if (now)
+        unlink_context(c);
+    else
+        c->destroy_pending = 1;
+    pthread_mutex_unlock(&context_lock);
+    if (now) {
+        finalize(c, 0);
+        free_context(c);
+    }
+}
+
+void perfq_gl_display_terminated(void *display)
+{
+    /* eglTerminate: every context of the display is destroyed once it is released. */
+    for (;;) {
+        void *handle = NULL;
+        pthread_mutex_lock(&context_lock);
+        for (struct perfq_gl_ctx *c = contexts; c; c = c->next) {
+            if (c->pub.window_system == PERFQ_GL_WS_EGL && c->pub.display == display &&
+                !c->destroy_pending) {
+                handle = c->pub.handle;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&context_lock);
+        if (!handle)
+            return;
+        perfq_gl_context_destroyed(handle);
+    }
+}
+
+void perfq_gl_context_stats(struct perfq_gl_layer_stats *out)
+{
+    pthread_mutex_lock(&context_lock);
+    out->contexts = n_contexts;
+    pthread_mutex_unlock(&context_lock);
+}

@@ -1,0 +1,623 @@
+/*
+ * The trustworthy GPU timer service (gl_layer.h), with two paths:
+ *
+ * QUERY: the driver's TIME_ELAPSED queries (through the query virtualisation service, so the
+ *   program's own TIME_ELAPSED queries keep working) and QueryCounter(TIMESTAMP), where they are
+ *   trustworthy.
+ * FENCE: EGL_KHR_fence_sync fences created at begin and end (and for a stamp), each waited by a
+ *   helper thread of the context with eglClientWaitSyncKHR and stamped with CLOCK_MONOTONIC when
+ *   the wait returns. A fence signals when every command before it has completed, which is the
+ *   point ARB_timer_query's timer starts and stops at ("when the effects from all previous
+ *   commands ... have been fully realized"). The stamp is late by the helper's wake-up latency:
+ *   that latency (measured when the helper starts) is the stated resolution.
+ *
+ * Which path a context gets (docs/gl-layer.md): PERFQ_GL_TIMER=query|fence forces one; else a
+ * quirk table keyed on GL_RENDERER names drivers measured wrong (llvmpipe, softpipe); else a
+ * driver with timer queries of at least 30 bits gets a self-check (two empty TIME_ELAPSED
+ * queries must not exceed the CPU interval around them and a glFinish) and the QUERY path if it
+ * passes; every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
+ */
+#include "gl/layer_internal.h"
+#include "gl/query_virtualization.h"
+#include "perfq/angle_timer_query.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static atomic_ullong live_timers, fences_pending;
+
+uint64_t perfq_gl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct fence_stamp {
+    EGLSyncKHR sync;
+    int done;               /* under the state's lock */
+    int failed;
+    uint64_t ns;
+    int refs;               /* the timer and the helper thread */
+    struct fence_stamp *next;
+};
+
+struct perfq_gl_timer_state {
+    int decided;
+    perfq_gl_timer_path_t path;
+    const char *reason;
+    uint64_t resolution_ns;
+    int bits_elapsed, bits_stamp;
+    unsigned disjoint_epoch;            /* times GPU_DISJOINT was seen set */
+    int disjoint_for_program;           /* seen by the layer, not yet by the program */
+    /* fence path */
+    EGLDisplay dpy;
+    pthread_mutex_t lock;               /* protects the queue and fence_stamp.done/refs */
+    pthread_cond_t work, done;
+    struct fence_stamp *head, *tail;
+    int stop, started;
+    pthread_t thread;
+};
+
+struct perfq_gl_timer {
+    int stamp;                          /* a QueryCounter-style point, not an interval */
+    int active, ended;
+    perfq_gl_timer_path_t path;
+    struct perfq_gl_vquery *vq;         /* query path, interval */
+    GLuint query;                       /* query path, stamp */
+    int query_done;
+    GLuint64 query_value;
+    struct fence_stamp *f0, *f1;        /* fence path */
+    unsigned epoch;
+    int disjoint;
+};
+
+/* ---- the helper thread ---- */
+
+static void fence_unref(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    (void)s;
+    if (--f->refs == 0)
+        free(f);
+}
+
+static void *helper_main(void *arg)
+{
+    struct perfq_gl_timer_state *s = arg;
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->head && !s->stop)
+            pthread_cond_wait(&s->work, &s->lock);
+        if (!s->head)
+            break;
+        struct fence_stamp *f = s->head;
+        pthread_mutex_unlock(&s->lock);
+        EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, EGL_FOREVER_KHR);
+        uint64_t t = perfq_gl_now_ns();
+        gl->eglDestroySyncKHR(s->dpy, f->sync);
+        pthread_mutex_lock(&s->lock);
+        s->head = f->next;
+        if (!s->head)
+            s->tail = NULL;
+        f->ns = t;
+        f->failed = r != EGL_CONDITION_SATISFIED_KHR;
+        f->done = 1;
+        atomic_fetch_sub(&fences_pending, 1);
+        fence_unref(s, f);
+        pthread_cond_broadcast(&s->done);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* The wake-up latency of a condition variable between two threads (the mechanism that wakes the
+ * helper when a Mesa fence signals): median of 64 ping-pongs, halved. */
+struct pingpong {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int turn, rounds;
+};
+
+static void *pong_main(void *arg)
+{
+    struct pingpong *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->rounds; i++) {
+        while (p->turn != 1)
+            pthread_cond_wait(&p->cond, &p->lock);
+        p->turn = 0;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t measure_wake_latency(void)
+{
+    struct pingpong p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 64};
+    uint64_t samples[64];
+    pthread_t t;
+    if (pthread_create(&t, NULL, pong_main, &p) != 0)
+        return 0;
+    pthread_mutex_lock(&p.lock);
+    for (int i = 0; i < p.rounds; i++) {
+        uint64_t t0 = perfq_gl_now_ns();
+        p.turn = 1;
+        pthread_cond_broadcast(&p.cond);
+        while (p.turn != 0)
+            pthread_cond_wait(&p.cond, &p.lock);
+        samples[i] = (perfq_gl_now_ns() - t0) / 2;
+    }
+    pthread_mutex_unlock(&p.lock);
+    pthread_join(t, NULL);
+    qsort(samples, 64, sizeof samples[0], cmp_u64);
+    return samples[32] ? samples[32] : 1;
+}
+
+static int start_helper(struct perfq_gl_timer_state *s)
+{
+    if (s->started)
+        return 0;
+    if (pthread_create(&s->thread, NULL, helper_main, s) != 0)
+        return -1;
+    s->started = 1;
+    return 0;
+}
+
+/* Creates a fence in the current context's command stream and hands it to the helper. */
+static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    if (start_helper(s) != 0)
+        return NULL;
+    struct fence_stamp *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->sync = gl->eglCreateSyncKHR(s->dpy, EGL_SYNC_FENCE_KHR, NULL);
+    if (f->sync == EGL_NO_SYNC_KHR) {
+        free(f);
+        return NULL;
+    }
+    /* The helper's wait cannot flush this context (it is not current there): flush here so the
+     * fence is sure to reach the driver's queue. Mesa flushes at fence creation already. */
+    perfq_gl_error_guard_begin(&c->pub);
+    gl->glFlush();
+    perfq_gl_error_guard_end(&c->pub);
+    f->refs = 2;
+    atomic_fetch_add(&fences_pending, 1);
+    pthread_mutex_lock(&s->lock);
+    if (s->tail)
+        s->tail->next = f;
+    else
+        s->head = f;
+    s->tail = f;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+/* ---- choosing the path ---- */
+
+struct quirk {
+    const char *renderer_prefix;
+    const char *reason;
+};
+
+/* Drivers whose timer queries were measured wrong. */
+static const struct quirk timer_quirks[] = {
+    {"llvmpipe", "llvmpipe timer queries are wrong (Mesa 22.3.6: first TIME_ELAPSED ~1.48e12 ns; "
+                 "387 ms of GPU-bound work reported as 66-87 ms)"},
+    {"softpipe", "softpipe shares llvmpipe's timer query implementation"},
+};
+
+static int egl_fences(struct perfq_gl_ctx *c)
+{
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    if (c->pub.window_system != PERFQ_GL_WS_EGL || !gl->eglCreateSyncKHR ||
+        !gl->eglClientWaitSyncKHR || !gl->eglDestroySyncKHR || !gl->eglQueryString)
+        return 0;
+    const char *ext = gl->eglQueryString(c->pub.display, EGL_EXTENSIONS);
+    if (!ext)
+        return 0;
+    size_t n = strlen("EGL_KHR_fence_sync");
+    for (const char *p = strstr(ext, "EGL_KHR_fence_sync"); p; p = strstr(p + 1, "EGL_KHR_fence_sync"))
+        if ((p == ext || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int query_bits(struct perfq_gl_ctx *c, GLenum target)
+{
+    struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
+    if (!vq || !vq->fn.get_iv)
+        return 0;
+    GLint bits = 0;
+    perfq_gl_error_guard_begin(&c->pub);
+    vq->fn.get_iv(target, GL_QUERY_COUNTER_BITS, &bits);
+    if (perfq_gl_error_guard_end(&c->pub) != GL_NO_ERROR)
+        bits = 0;
+    return bits;
+}
+
+/* Two empty TIME_ELAPSED queries, each bracketed by the CPU clock around a glFinish: an empty
+ * interval cannot take longer than the CPU saw (plus 1 ms of slack for clock domains). */
+static int self_check(struct perfq_gl_ctx *c)
+{
+    for (int i = 0; i < 2; i++) {
+        struct perfq_gl_vquery *q = NULL;
+        uint64_t t0 = perfq_gl_now_ns();
+        if (perfq_gl_vquery_begin(&c->pub, GL_TIME_ELAPSED, 0, &q) != PERFQ_OK)
+            return 0;
+        perfq_gl_vquery_end(&c->pub, q);
+        perfq_gl_error_guard_begin(&c->pub);
+        c->pub.gl->glFinish();
+        perfq_gl_error_guard_end(&c->pub);
+        uint64_t cpu = perfq_gl_now_ns() - t0;
+        uint64_t gpu = 0;
+        perfq_status_t st = perfq_gl_vquery_result(&c->pub, q, 1, &gpu);
+        perfq_gl_vquery_free(&c->pub, q);
+        if (st != PERFQ_OK || gpu > cpu + 1000000u)
+            return 0;
+    }
+    return 1;
+}
+
+static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
+{
+    if (!c->timer) {
+        struct perfq_gl_timer_state *s = calloc(1, sizeof *s);
+        if (!s)
+            return NULL;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->work, NULL);
+        pthread_cond_init(&s->done, NULL);
+        c->timer = s;
+    }
+    struct perfq_gl_timer_state *s = c->timer;
+    if (s->decided)
+        return s;
+    s->decided = 1;
+    s->dpy = c->pub.display;
+    int timer_queries = perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
+                        perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter;
+    int bits = timer_queries ? query_bits(c, GL_TIME_ELAPSED) : 0;
+    int fences = egl_fences(c);
+    const char *force = getenv("PERFQ_GL_TIMER");
+    const char *quirk = NULL;
+    for (size_t i = 0; i < sizeof timer_quirks / sizeof timer_quirks[0]; i++)
+        if (strncmp(c->pub.renderer, timer_quirks[i].renderer_prefix,
+                    strlen(timer_quirks[i].renderer_prefix)) == 0)
+            quirk = timer_quirks[i].reason;
+
+    if (force && strcmp(force, "query") == 0 && timer_queries) {
+        s->path = PERFQ_GL_TIMER_QUERY;
+        s->reason = "PERFQ_GL_TIMER=query";
+    } else if (force && strcmp(force, "fence") == 0 && fences) {
+        s->path = PERFQ_GL_TIMER_FENCE;
+        s->reason = "PERFQ_GL_TIMER=fence";
+    } else if (quirk && fences) {
+        s->path = PERFQ_GL_TIMER_FENCE;
+        s->reason = quirk;
+    } else if (timer_queries && bits >= 30 && !quirk && self_check(c)) {
+        s->path = PERFQ_GL_TIMER_QUERY;
+        s->reason = "driver timer queries passed the self-check";
+    } else if (fences) {
+        s->path = PERFQ_GL_TIMER_FENCE;
+        s->reason = timer_queries ? "driver timer queries failed the self-check"
+                                  : "no timer queries in this context";
+    } else {
+        s->path = PERFQ_GL_TIMER_NONE;
+        s->reason = "no trustworthy timer queries and no EGL_KHR_fence_sync";
+    }
+    if (s->path == PERFQ_GL_TIMER_QUERY) {
+        s->bits_elapsed = bits;
+        s->bits_stamp = query_bits(c, GL_TIMESTAMP);
+        s->resolution_ns = 1;
+    } else if (s->path == PERFQ_GL_TIMER_FENCE) {
+        s->bits_elapsed = s->bits_stamp = 64;
+        s->resolution_ns = measure_wake_latency();
+    }
+    if (getenv("PERFQ_GL_DEBUG"))
+        fprintf(stderr, "perfq-gl: %s: timer path %s (%s), resolution %llu ns\n",
+                c->pub.renderer, s->path == PERFQ_GL_TIMER_QUERY ? "query" :
+                s->path == PERFQ_GL_TIMER_FENCE ? "fence" : "none", s->reason,
+                (unsigned long long)s->resolution_ns);
+    return s;
+}
+
+perfq_gl_timer_path_t perfq_gl_timer_path(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_timer_state *s = state(perfq_gl_ctx(pub));
+    return s ? s->path : PERFQ_GL_TIMER_NONE;
+}
+
+const char *perfq_gl_timer_reason(struct perfq_gl_context *pub);
+const char *perfq_gl_timer_reason(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_timer_state *s = state(perfq_gl_ctx(pub));
+    return s ? s->reason : "out of memory";
+}
+
+uint64_t perfq_gl_timer_resolution_ns(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_timer_state *s = state(perfq_gl_ctx(pub));
+    return s ? s->resolution_ns : 0;
+}
+
+int perfq_gl_timer_bits(struct perfq_gl_context *pub, int timestamp)
+{
+    struct perfq_gl_timer_state *s = state(perfq_gl_ctx(pub));
+    if (!s)
+        return 0;
+    return timestamp ? s->bits_stamp : s->bits_elapsed;
+}
+
+/* GPU_DISJOINT_EXT: reading it clears it, so a read by the layer is remembered for the program
+ * (perfq_gl_timer_disjoint_for_program) and for every timer that was in flight. */
+static void poll_disjoint(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    if (s->path != PERFQ_GL_TIMER_QUERY ||
+        !perfq_gl_has_driver_extension(&c->pub, "GL_EXT_disjoint_timer_query"))
+        return;
+    GLint d = 0;
+    perfq_gl_error_guard_begin(&c->pub);
+    c->pub.gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &d);
+    perfq_gl_error_guard_end(&c->pub);
+    if (d) {
+        s->disjoint_epoch++;
+        s->disjoint_for_program = 1;
+    }
+}
+
+int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *pub);
+int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (!c->timer)
+        return 0;
+    int d = c->timer->disjoint_for_program;
+    c->timer->disjoint_for_program = 0;
+    return d;
+}
+
+/* ---- timers ---- */
+
+static struct perfq_gl_timer *timer_new(struct perfq_gl_timer_state *s, int stamp)
+{
+    struct perfq_gl_timer *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->stamp = stamp;
+    t->path = s->path;
+    t->epoch = s->disjoint_epoch;
+    atomic_fetch_add(&live_timers, 1);
+    return t;
+}
+
+perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    struct perfq_gl_timer_state *s = state(c);
+    if (!out)
+        return PERFQ_EINVAL;
+    if (!s)
+        return PERFQ_ENOMEM;
+    if (s->path == PERFQ_GL_TIMER_NONE)
+        return PERFQ_ENOTSUP;
+    struct perfq_gl_timer *t = timer_new(s, 0);
+    if (!t)
+        return PERFQ_ENOMEM;
+    perfq_status_t st = PERFQ_OK;
+    if (s->path == PERFQ_GL_TIMER_QUERY) {
+        poll_disjoint(c);
+        t->epoch = s->disjoint_epoch;
+        st = perfq_gl_vquery_begin(pub, GL_TIME_ELAPSED, 0, &t->vq);
+    } else {
+        t->f0 = fence_insert(c);
+        if (!t->f0)
+            st = PERFQ_ESYS;
+    }
+    if (st != PERFQ_OK) {
+        perfq_gl_timer_free(pub, t);
+        return st;
+    }
+    t->active = 1;
+    *out = t;
+    return PERFQ_OK;
+}
+
+perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (!t || !t->active)
+        return PERFQ_ESTATE;
+    t->active = 0;
+    t->ended = 1;
+    if (t->path == PERFQ_GL_TIMER_QUERY)
+        return perfq_gl_vquery_end(pub, t->vq);
+    t->f1 = fence_insert(c);
+    return t->f1 ? PERFQ_OK : PERFQ_ESYS;
+}
+
+perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    struct perfq_gl_timer_state *s = state(c);
+    if (!out)
+        return PERFQ_EINVAL;
+    if (!s)
+        return PERFQ_ENOMEM;
+    if (s->path == PERFQ_GL_TIMER_NONE)
+        return PERFQ_ENOTSUP;
+    struct perfq_gl_timer *t = timer_new(s, 1);
+    if (!t)
+        return PERFQ_ENOMEM;
+    t->ended = 1;
+    if (s->path == PERFQ_GL_TIMER_QUERY) {
+        struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
+        perfq_gl_error_guard_begin(pub);
+        vq->fn.gen(1, &t->query);
+        vq->fn.counter(t->query, GL_TIMESTAMP);
+        GLenum err = perfq_gl_error_guard_end(pub);
+        if (err != GL_NO_ERROR) {
+            perfq_gl_timer_free(pub, t);
+            return PERFQ_ESYS;
+        }
+    } else {
+        t->f1 = fence_insert(c);
+        if (!t->f1) {
+            perfq_gl_timer_free(pub, t);
+            return PERFQ_ESYS;
+        }
+    }
+    *out = t;
+    return PERFQ_OK;
+}
+
+/* Waits (or polls) one fence. Returns PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed. */
+static perfq_status_t fence_result(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                                   int wait, uint64_t *ns)
+{
+    pthread_mutex_lock(&s->lock);
+    while (wait && !f->done)
+        pthread_cond_wait(&s->done, &s->lock);
+    int done = f->done, failed = f->failed;
+    uint64_t v = f->ns;
+    pthread_mutex_unlock(&s->lock);
+    if (!done)
+        return PERFQ_NOT_READY;
+    if (failed)
+        return PERFQ_ESYS;
+    *ns = v;
+    return PERFQ_OK;
+}
+
+perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
+                                     int wait, uint64_t *ns)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (!t || !ns)
+        return PERFQ_EINVAL;
+    if (t->active || !t->ended)
+        return PERFQ_ESTATE;
+    struct perfq_gl_timer_state *s = c->timer;
+    if (t->path == PERFQ_GL_TIMER_QUERY) {
+        perfq_status_t st;
+        uint64_t v = 0;
+        if (t->stamp) {
+            st = PERFQ_OK;
+            if (!t->query_done) {
+                GLuint64 avail = 1;
+                perfq_gl_error_guard_begin(pub);
+                if (!wait)
+                    perfq_gl_read_query(c, t->query, GL_QUERY_RESULT_AVAILABLE, &avail);
+                if (avail) {
+                    perfq_gl_read_query(c, t->query, GL_QUERY_RESULT, &t->query_value);
+                    t->query_done = 1;
+                }
+                perfq_gl_error_guard_end(pub);
+                if (!avail)
+                    st = PERFQ_NOT_READY;
+            }
+            v = t->query_value;
+        } else {
+            st = perfq_gl_vquery_result(pub, t->vq, wait, &v);
+        }
+        if (st == PERFQ_OK) {
+            poll_disjoint(c);
+            t->disjoint = s->disjoint_epoch != t->epoch;
+            *ns = v;
+        }
+        return st;
+    }
+    uint64_t t0 = 0, t1 = 0;
+    perfq_status_t st = fence_result(s, t->f1, wait, &t1);
+    if (st != PERFQ_OK) {
+        if (st == PERFQ_ESYS)
+            t->disjoint = 1;
+        return st;
+    }
+    if (t->stamp) {
+        *ns = t1;
+        return PERFQ_OK;
+    }
+    st = fence_result(s, t->f0, 1, &t0);   /* signalled before f1: no wait */
+    if (st != PERFQ_OK) {
+        t->disjoint = 1;
+        return st;
+    }
+    *ns = t1 > t0 ? t1 - t0 : 0;
+    return PERFQ_OK;
+}
+
+int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t)
+{
+    return t ? t->disjoint : 0;
+}
+
+void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
+{
+    if (!t)
+        return;
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    int gl_usable = !c->finalized && perfq_gl_tls_current == c;
+    if (t->active && gl_usable)
+        perfq_gl_timer_end(pub, t);
+    if (t->vq)
+        perfq_gl_vquery_free(pub, t->vq);
+    if (t->query && gl_usable) {
+        perfq_gl_error_guard_begin(pub);
+        perfq_gl_vq(c)->fn.del(1, &t->query);
+        perfq_gl_error_guard_end(pub);
+    }
+    struct perfq_gl_timer_state *s = c->timer;
+    if (s && (t->f0 || t->f1)) {
+        pthread_mutex_lock(&s->lock);
+        if (t->f0)
+            fence_unref(s, t->f0);
+        if (t->f1)
+            fence_unref(s, t->f1);
+        pthread_mutex_unlock(&s->lock);
+    }
+    free(t);
+    atomic_fetch_sub(&live_timers, 1);
+}
+
+void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    (void)gl_usable;
+    if (!s)
+        return;
+    if (s->started) {
+        /* The helper finishes the fences it has (Mesa signals them; each was flushed). */
+        pthread_mutex_lock(&s->lock);
+        s->stop = 1;
+        pthread_cond_signal(&s->work);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+    }
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->done);
+    free(s);
+    c->timer = NULL;
+}
+
+void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
+void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out)
+{
+    out->timers = atomic_load(&live_timers);
+    out->fences_pending = atomic_load(&fences_pending);
+}

@@ -1,0 +1,81 @@
+/*
+ * EGL entry points the layer must see: eglGetProcAddress (so that the program gets the layer's
+ * functions, also where the driver has a stub of the same name: glvnd returns one for any name)
+ * and the context lifetime calls. Each forwards to the real function and does its extra work
+ * after success. glvnd's __egl_Main is never defined here.
+ */
+#include "gl/layer_internal.h"
+
+#include <string.h>
+
+PERFQ_GL_EXPORT __eglMustCastToProperFunctionPointerType eglGetProcAddress(const char *procname)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (procname) {
+        void (*own)(void) = perfq_gl_entry_point(procname);
+        if (own)
+            return (__eglMustCastToProperFunctionPointerType)own;
+    }
+    return gl->eglGetProcAddress ? gl->eglGetProcAddress(procname) : NULL;
+}
+
+PERFQ_GL_EXPORT EGLContext eglCreateContext(EGLDisplay dpy, EGLConfig config,
+                                            EGLContext share_context, const EGLint *attrib_list)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->eglCreateContext)
+        return EGL_NO_CONTEXT;
+    EGLContext c = gl->eglCreateContext(dpy, config, share_context, attrib_list);
+    if (c != EGL_NO_CONTEXT)
+        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_EGL, dpy);
+    return c;
+}
+
+PERFQ_GL_EXPORT EGLBoolean eglDestroyContext(EGLDisplay dpy, EGLContext ctx)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->eglDestroyContext)
+        return EGL_FALSE;
+    EGLBoolean ok = gl->eglDestroyContext(dpy, ctx);
+    if (ok)
+        perfq_gl_context_destroyed(ctx);
+    return ok;
+}
+
+PERFQ_GL_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read,
+                                          EGLContext ctx)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->eglMakeCurrent)
+        return EGL_FALSE;
+    perfq_gl_context_before_switch(ctx);
+    EGLBoolean ok = gl->eglMakeCurrent(dpy, draw, read, ctx);
+    if (ok)
+        perfq_gl_context_made_current(ctx == EGL_NO_CONTEXT ? NULL : ctx, PERFQ_GL_WS_EGL, dpy);
+    return ok;
+}
+
+PERFQ_GL_EXPORT EGLBoolean eglReleaseThread(void)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->eglReleaseThread)
+        return EGL_FALSE;
+    struct perfq_gl_ctx *cur = perfq_gl_tls_current;
+    if (cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
+        perfq_gl_context_before_switch(NULL);
+    EGLBoolean ok = gl->eglReleaseThread();
+    if (ok && cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
+        perfq_gl_context_made_current(NULL, PERFQ_GL_WS_EGL, NULL);
+    return ok;
+}
+
+PERFQ_GL_EXPORT EGLBoolean eglTerminate(EGLDisplay dpy)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->eglTerminate)
+        return EGL_FALSE;
+    EGLBoolean ok = gl->eglTerminate(dpy);
+    if (ok)
+        perfq_gl_display_terminated(dpy);
+    return ok;
+}

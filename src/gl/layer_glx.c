@@ -1,0 +1,105 @@
+/*
+ * GLX entry points the layer must see: glXGetProcAddress(ARB) and the context lifetime calls.
+ * Handles are kept opaque (void *, unsigned long) so that the layer needs no Xlib headers; the
+ * ABI is that of <GL/glx.h>. glvnd's __glx_Main is never defined here.
+ */
+#include "gl/layer_internal.h"
+
+typedef void (*glx_proc)(void);
+
+static glx_proc get_proc(const GLubyte *name)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (name) {
+        glx_proc own = perfq_gl_entry_point((const char *)name);
+        if (own)
+            return own;
+    }
+    if (gl->glXGetProcAddressARB)
+        return gl->glXGetProcAddressARB(name);
+    return gl->glXGetProcAddress ? gl->glXGetProcAddress(name) : NULL;
+}
+
+PERFQ_GL_EXPORT glx_proc glXGetProcAddressARB(const GLubyte *name)
+{
+    return get_proc(name);
+}
+
+PERFQ_GL_EXPORT glx_proc glXGetProcAddress(const GLubyte *name)
+{
+    return get_proc(name);
+}
+
+/* Declared here because <GL/glx.h> would need Xlib; the same ABI. */
+PERFQ_GL_EXPORT void *glXCreateContext(void *dpy, void *vis, void *share, int direct);
+PERFQ_GL_EXPORT void *glXCreateNewContext(void *dpy, void *config, int type, void *share,
+                                          int direct);
+PERFQ_GL_EXPORT void *glXCreateContextAttribsARB(void *dpy, void *config, void *share, int direct,
+                                                 const int *attribs);
+PERFQ_GL_EXPORT void glXDestroyContext(void *dpy, void *ctx);
+PERFQ_GL_EXPORT int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx);
+PERFQ_GL_EXPORT int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read,
+                                          void *ctx);
+
+void *glXCreateContext(void *dpy, void *vis, void *share, int direct)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    void *c = gl->glXCreateContext ? gl->glXCreateContext(dpy, vis, share, direct) : NULL;
+    if (c)
+        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+    return c;
+}
+
+void *glXCreateNewContext(void *dpy, void *config, int type, void *share, int direct)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    void *c = gl->glXCreateNewContext ?
+        gl->glXCreateNewContext(dpy, config, type, share, direct) : NULL;
+    if (c)
+        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+    return c;
+}
+
+void *glXCreateContextAttribsARB(void *dpy, void *config, void *share, int direct,
+                                 const int *attribs)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    void *c = gl->glXCreateContextAttribsARB ?
+        gl->glXCreateContextAttribsARB(dpy, config, share, direct, attribs) : NULL;
+    if (c)
+        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+    return c;
+}
+
+void glXDestroyContext(void *dpy, void *ctx)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glXDestroyContext)
+        return;
+    gl->glXDestroyContext(dpy, ctx);
+    perfq_gl_context_destroyed(ctx);
+}
+
+int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glXMakeCurrent)
+        return 0;
+    perfq_gl_context_before_switch(ctx);
+    int ok = gl->glXMakeCurrent(dpy, drawable, ctx);
+    if (ok)
+        perfq_gl_context_made_current(ctx, PERFQ_GL_WS_GLX, dpy);
+    return ok;
+}
+
+int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read, void *ctx)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glXMakeContextCurrent)
+        return 0;
+    perfq_gl_context_before_switch(ctx);
+    int ok = gl->glXMakeContextCurrent(dpy, draw, read, ctx);
+    if (ok)
+        perfq_gl_context_made_current(ctx, PERFQ_GL_WS_GLX, dpy);
+    return ok;
+}

@@ -1,0 +1,102 @@
+/*
+ * Query virtualisation, shared by the service (query_virtualization.c) and the program's own
+ * query entry points (program_queries.c).
+ *
+ * A "slot" is one place where GL allows a single active query: the occlusion targets share one
+ * (Mesa binds SAMPLES_PASSED, ANY_SAMPLES_PASSED and ANY_SAMPLES_PASSED_CONSERVATIVE to one
+ * binding point), TIME_ELAPSED has one, PRIMITIVES_GENERATED one per vertex stream, and each
+ * pipeline statistics target one. On a slot, the logical queries active at once (at most one of
+ * the program's, any number of perfq's) share driver "segments": whenever the set of active
+ * logical queries changes, the driver query is ended and a new segment begun, so every logical
+ * query covers a whole number of segments, and its result is their sum (or OR).
+ *
+ * The program's query keeps its own driver object (its name) as its first piece: while nothing
+ * else is active it is the driver's query, untouched; it becomes a "program record" (a logical
+ * query with pieces) only if perfq begins a query on its slot meanwhile.
+ */
+#ifndef PERFQ_GL_QUERY_VIRTUALIZATION_H
+#define PERFQ_GL_QUERY_VIRTUALIZATION_H
+
+#include "gl/layer_internal.h"
+#include "gl/name_table.h"
+
+#define PERFQ_GL_VQ_SLOTS 17
+#define PERFQ_GL_VQ_POOL_MAX 8
+
+struct perfq_gl_segment {
+    GLuint name;                    /* a driver query object the layer owns */
+    int refs;                       /* logical queries that cover it */
+    int done;
+    GLuint64 value;
+    struct perfq_gl_segment *next;  /* in the slot's pool */
+};
+
+struct perfq_gl_vquery {
+    GLenum target;                  /* the target the owner asked for */
+    GLuint index;
+    int slot;
+    int active;
+    int ended;
+    int program;                    /* a program record */
+    GLuint name;                    /* program record: the program's query name */
+    GLuint native;                  /* program record: its own driver query, the first piece */
+    int native_done;
+    GLuint64 native_value;
+    struct perfq_gl_segment **segs;
+    size_t n_segs, cap_segs;
+    struct perfq_gl_vquery *next_active;
+};
+
+struct perfq_gl_vq_slot {
+    GLenum seg_target;              /* target of the layer's segments on this slot */
+    GLuint index;
+    GLuint prog_name;               /* the program's active query here, 0 if none */
+    GLenum prog_target;
+    struct perfq_gl_vquery *prog_rec;   /* non-NULL once the program's active query was split */
+    struct perfq_gl_segment *cur;   /* the layer's segment active at the driver */
+    struct perfq_gl_vquery *active; /* active logical queries (perfq's and prog_rec) */
+    struct perfq_gl_segment *pool;
+    int pool_n;
+};
+
+/* The query entry points that work in a context (core, or *EXT in GLES 2). */
+struct perfq_gl_query_fns {
+    void (*gen)(GLsizei, GLuint *);
+    void (*del)(GLsizei, const GLuint *);
+    void (*begin)(GLenum, GLuint);
+    void (*end)(GLenum);
+    void (*begin_indexed)(GLenum, GLuint, GLuint);
+    void (*end_indexed)(GLenum, GLuint);
+    void (*counter)(GLuint, GLenum);
+    void (*get_iv)(GLenum, GLenum, GLint *);
+    void (*obj_uiv)(GLuint, GLenum, GLuint *);
+    void (*obj_ui64v)(GLuint, GLenum, GLuint64 *);
+};
+
+struct perfq_gl_vq_state {
+    struct perfq_gl_vq_slot slots[PERFQ_GL_VQ_SLOTS];
+    struct perfq_gl_name_table records;     /* program name -> split program record */
+    struct perfq_gl_name_table internal;    /* the layer's driver names -> segment */
+    struct perfq_gl_query_fns fn;
+};
+
+struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
+/* The slot of (target, index), or -1 for targets the layer never shares. */
+int perfq_gl_vq_slot_of(GLenum target, GLuint index);
+/* Ends the segment active at the driver and, if logical queries remain active, begins a new one
+ * that all of them cover. */
+void perfq_gl_vq_rotate(struct perfq_gl_ctx *ctx, int slot);
+/* The program's unsplit active query on the slot becomes a record with its native piece. */
+void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot);
+/* Summed/ORed value of a logical query. wait 0: PERFQ_NOT_READY while pending. */
+perfq_status_t perfq_gl_vq_value(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q, int wait,
+                                 GLuint64 *value);
+void perfq_gl_vq_release(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q);
+void perfq_gl_vq_begin_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index, GLuint id);
+void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index);
+
+/* Live-object counts for perfq_gl_layer_stats. */
+extern atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments,
+    perfq_gl_vq_live_records;
+
+#endif
