@@ -95,12 +95,14 @@ static const unsigned statistics_targets[] = {
 
 struct gl_state {
     struct perfq_gl_context *ctx;
+    const struct gl_provider_link *link;
     int timer;
 };
 
 static perfq_status_t gl_probe(void *arg, void **state, char *reason, size_t size)
 {
-    struct perfq_gl_context *ctx = arg;
+    const struct gl_provider_link *link = arg;
+    struct perfq_gl_context *ctx = link ? link->ctx : NULL;
     if (!ctx) {
         snprintf(reason, size, "no GL context");
         return PERFQ_ENOTSUP;
@@ -109,6 +111,7 @@ static perfq_status_t gl_probe(void *arg, void **state, char *reason, size_t siz
     if (!s)
         return PERFQ_ENOMEM;
     s->ctx = ctx;
+    s->link = link;
     s->timer = perfq_gl_timer_path(ctx) != PERFQ_GL_TIMER_NONE;
     *state = s;
     return PERFQ_OK;
@@ -167,6 +170,7 @@ static perfq_status_t gl_enumerate(void *state, struct perfq_catalog *catalog,
  * KIND_QUERY counter and one timer interval. */
 struct gl_session {
     struct perfq_gl_context *ctx;
+    const struct gl_provider_link *link;
     size_t count;
     enum gl_kind *kinds;
     GLenum *targets;
@@ -209,6 +213,7 @@ static perfq_status_t gl_session_open(void *state, const struct perfq_session_re
     if (!ss)
         return PERFQ_ENOMEM;
     ss->ctx = s->ctx;
+    ss->link = s->link;
     ss->count = req->count;
     ss->kinds = calloc(req->count, sizeof(*ss->kinds));
     ss->targets = calloc(req->count, sizeof(*ss->targets));
@@ -233,6 +238,8 @@ static perfq_status_t gl_begin(void *session)
 {
     struct gl_session *ss = session;
     session_release(ss);
+    if (ss->link->gl_lost)
+        return PERFQ_ESTATE;
     perfq_status_t st = PERFQ_OK;
     if (ss->need_timer)
         st = perfq_gl_timer_begin(ss->ctx, &ss->timer);
@@ -248,6 +255,9 @@ static perfq_status_t gl_end(void *session)
 {
     struct gl_session *ss = session;
     perfq_status_t st = PERFQ_OK;
+    /* The context is gone: nothing to end on the GPU (the frees release CPU memory only). */
+    if (ss->link->gl_lost)
+        return PERFQ_ESTATE;
     /* End everything even if one end fails: nothing may stay active. */
     for (size_t i = 0; i < ss->count; i++) {
         if (!ss->queries[i])
@@ -267,6 +277,8 @@ static perfq_status_t gl_end(void *session)
 static perfq_status_t gl_result(void *session, int wait, perfq_value_t *values)
 {
     struct gl_session *ss = session;
+    if (ss->link->gl_lost)
+        return PERFQ_ESTATE;
     uint64_t timer_ns = 0;
     int split = 0, disjoint = 0;
     /* The timer ended last: once it is ready, the queries usually are. */

@@ -21,8 +21,17 @@
 
 #include "core/provider.h"
 
-/* The provider's probe argument is the context's `struct perfq_gl_context *` (gl_layer.h); all
- * of its calls run on the thread where that context is current. */
+struct perfq_gl_context;
+
+/* The provider's probe argument: the context (gl_layer.h), and a flag the owner sets when GL may
+ * no longer be called (a context destroyed while not current): sessions then only free their
+ * CPU memory. Owned by the caller; it must outlive the perfq instance. All provider calls run on
+ * the thread where the context is current. */
+struct gl_provider_link {
+    struct perfq_gl_context *ctx;
+    int gl_lost;
+};
+
 extern const struct perfq_provider_ops perfq_gl_provider;
 
 #endif

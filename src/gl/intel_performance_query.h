@@ -19,7 +19,7 @@ struct intel_perf_context;
 
 /* The layer's services for one GL context. */
 struct intel_perf_host {
-    void *ctx;                                     /* the layer's context */
+    void *ctx;                                     /* the glue's argument to these services */
     void (*error)(void *ctx, unsigned gl_error);   /* records a GL error for the program */
     void (*flush)(void *ctx);                      /* the driver's glFlush */
     /* Opens the perfq instance of the context (built-ins plus the context's GL provider).

@@ -22,26 +22,28 @@ static int context_slot = -1;
 /* Per-context data: the front end's state, or the native pass-through. */
 struct intel_layer_context {
     struct intel_perf_context *ipc;   /* NULL when the driver's own extension is used */
+    struct gl_provider_link link;     /* the GL provider's argument; outlives ipc's perfq */
 };
 
 /* ---- the front end's host services -------------------------------------------------------- */
 
-static void host_error(void *ctx, unsigned error)
+static void host_error(void *arg, unsigned error)
 {
-    perfq_gl_record_error(ctx, (GLenum)error);
+    struct gl_provider_link *link = arg;
+    perfq_gl_record_error(link->ctx, (GLenum)error);
 }
 
-static void host_flush(void *ctx)
+static void host_flush(void *arg)
 {
-    struct perfq_gl_context *c = ctx;
-    if (c->gl->glFlush)
-        c->gl->glFlush();
+    struct gl_provider_link *link = arg;
+    if (link->ctx->gl->glFlush)
+        link->ctx->gl->glFlush();
 }
 
-static perfq_status_t host_open(void *ctx, perfq_t **pq)
+static perfq_status_t host_open(void *arg, perfq_t **pq)
 {
     const struct perfq_provider_ops *providers[] = {&perfq_gl_provider};
-    void *args[] = {ctx};
+    void *args[] = {arg};
     return perfq__open_with(providers, args, 1, 1, pq);
 }
 
@@ -62,8 +64,9 @@ static void *context_created(struct perfq_gl_context *ctx)
     if (!lc)
         return NULL;
     if (!driver_native(ctx)) {
+        lc->link.ctx = ctx;
         struct intel_perf_host host = {
-            .ctx = ctx, .error = host_error, .flush = host_flush, .open = host_open,
+            .ctx = &lc->link, .error = host_error, .flush = host_flush, .open = host_open,
         };
         lc->ipc = intel_perf_context_create(&host);
         if (!lc->ipc) {
@@ -76,13 +79,13 @@ static void *context_created(struct perfq_gl_context *ctx)
 
 static void context_destroyed(struct perfq_gl_context *ctx, void *data, int gl_usable)
 {
-    /* With gl_usable == 0 the layer's frees release CPU memory only (gl_layer.h), so the same
-     * teardown is right in both cases. */
+    /* With gl_usable == 0 the GL provider ends nothing and only frees (the layer's frees then
+     * release CPU memory only, gl_layer.h); the driver objects die with the context. */
     (void)ctx;
-    (void)gl_usable;
     struct intel_layer_context *lc = data;
     if (!lc)
         return;
+    lc->link.gl_lost = !gl_usable;
     intel_perf_context_destroy(lc->ipc);
     free(lc);
 }
