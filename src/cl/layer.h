@@ -48,6 +48,7 @@ void perfq_cl_config_unref(struct perfq_cl_config *c);
 struct perfq_cl_queue {
     uint32_t program_refs;          /* the program's references (retain/release), under lock */
     int program_profiling;          /* did the program itself ask for CL_QUEUE_PROFILING_ENABLE */
+    int hidden_profiling;           /* the layer turned it on underneath (time counters) */
     cl_device_id device;
     struct perfq_cl_config *config;
     cl_queue_properties *properties; /* what the program passed, terminator included */

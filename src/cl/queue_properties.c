@@ -21,7 +21,7 @@ static void free_queue(void *v)
     struct perfq_cl_queue *q = v;
     if (!q)
         return;
-    if (!q->program_profiling)
+    if (q->hidden_profiling)
         __atomic_sub_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
     perfq_cl_config_unref(q->config);
     free(q->properties);
@@ -145,11 +145,14 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
         if (properties[i] == CL_QUEUE_PROPERTIES) {
             has_props = 1;
             q->program_profiling = (properties[i + 1] & CL_QUEUE_PROFILING_ENABLE) != 0;
-            down[m + 1] |= CL_QUEUE_PROFILING_ENABLE;
+            if (config->needs_times)
+                down[m + 1] |= CL_QUEUE_PROFILING_ENABLE;
         }
         m += 2;
     }
-    if (!has_props) {
+    /* Profiling is turned on only for counters read from the event's timestamps: bytes and
+     * work sizes need none, and profiling costs the driver time per command. */
+    if (!has_props && config->needs_times) {
         down[m++] = CL_QUEUE_PROPERTIES;
         down[m++] = CL_QUEUE_PROFILING_ENABLE;
     }
@@ -168,7 +171,8 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
     q->program_refs = 1;
     q->device = device;
     q->config = config;
-    if (!q->program_profiling)
+    q->hidden_profiling = !q->program_profiling && config->needs_times;
+    if (q->hidden_profiling)
         __atomic_add_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
     void *old = NULL;
     pthread_mutex_lock(&perfq_cl_queues.lock);
@@ -296,11 +300,12 @@ static cl_int CL_API_CALL SetCommandQueueProperty_wrap(cl_command_queue queue,
     pthread_mutex_lock(&perfq_cl_queues.lock);
     struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
     int was = q ? q->program_profiling : 0;
+    int needs_times = q ? (int)q->config->needs_times : 0;
     pthread_mutex_unlock(&perfq_cl_queues.lock);
     if (!q)
         return perfq_cl_next.clSetCommandQueueProperty(queue, properties, enable, old);
     cl_command_queue_properties down = properties;
-    if (!enable)
+    if (!enable && needs_times)
         down &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
     cl_int err = perfq_cl_next.clSetCommandQueueProperty(queue, down, enable, old);
     if (err != CL_SUCCESS)
@@ -310,12 +315,14 @@ static cl_int CL_API_CALL SetCommandQueueProperty_wrap(cl_command_queue queue,
     if (properties & CL_QUEUE_PROFILING_ENABLE) {
         pthread_mutex_lock(&perfq_cl_queues.lock);
         q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
-        if (q && q->program_profiling != (enable != CL_FALSE)) {
+        if (q) {
+            int hidden = !enable && q->config->needs_times;
             q->program_profiling = enable != CL_FALSE;
-            if (enable)
-                __atomic_sub_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
-            else
+            if (hidden && !q->hidden_profiling)
                 __atomic_add_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+            if (!hidden && q->hidden_profiling)
+                __atomic_sub_fetch(&perfq_cl_hidden_profiling_queues, 1, __ATOMIC_RELAXED);
+            q->hidden_profiling = hidden;
         }
         pthread_mutex_unlock(&perfq_cl_queues.lock);
     }

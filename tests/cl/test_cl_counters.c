@@ -402,6 +402,95 @@ static void errors(void **state)
     clReleaseCommandQueue(q);
 }
 
+static void bytes_only_queue_keeps_profiling_off(void **state)
+{
+    (void)state;
+    /* No time counter: the layer needs no profiling, and the program sees none either way. */
+    const char *names[] = {"Bytes Transferred", "Work Items"};
+    cl_command_queue q = counter_queue(0, 2, names);
+    cl_mem a = buffer(4096);
+    static char host[4096];
+    cl_event ev;
+    assert_int_equal(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, 100, host, 0, NULL, &ev), 0);
+    result_t r[2];
+    read_results(ev, 2, r);
+    assert_int_equal(r[0].uint64, 100);
+    assert_int_equal(r[1].uint64, 0);
+    cl_ulong t;
+    assert_int_equal(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t), &t, NULL),
+                     CL_PROFILING_INFO_NOT_AVAILABLE);
+    clReleaseEvent(ev);
+    clReleaseMemObject(a);
+    clReleaseCommandQueue(q);
+}
+
+static void svm_bytes(void **state)
+{
+    (void)state;
+    cl_device_svm_capabilities caps = 0;
+    if (clGetDeviceInfo(env.device, CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, NULL) !=
+            CL_SUCCESS ||
+        !(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) {
+        fprintf(stderr, "no SVM: SVM commands not tested\n");
+        return;
+    }
+    const char *names[] = {"Bytes Transferred"};
+    cl_command_queue q = counter_queue(0, 1, names);
+    char *a = clSVMAlloc(env.context, CL_MEM_READ_WRITE, 8192, 0);
+    char *b = clSVMAlloc(env.context, CL_MEM_READ_WRITE, 8192, 0);
+    assert_non_null(a);
+    assert_non_null(b);
+    cl_event ev;
+    assert_int_equal(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_WRITE, a, 8192, 0, NULL, &ev), 0);
+    assert_int_equal(bytes_of(ev), 8192);
+    memset(a, 1, 8192);
+    assert_int_equal(clEnqueueSVMUnmap(q, a, 0, NULL, &ev), 0);
+    assert_int_equal(bytes_of(ev), 8192);
+    assert_int_equal(clEnqueueSVMMemcpy(q, CL_TRUE, b, a, 3000, 0, NULL, &ev), 0);
+    assert_int_equal(bytes_of(ev), 3000);
+    cl_uint pattern = 7;
+    assert_int_equal(clEnqueueSVMMemFill(q, b, &pattern, 4, 4096, 0, NULL, &ev), 0);
+    assert_int_equal(bytes_of(ev), 4096);
+    const void *ptrs[2] = {a, b};
+    size_t sizes[2] = {100, 200};
+    cl_int err = clEnqueueSVMMigrateMem(q, 2, ptrs, sizes, 0, 0, NULL, &ev);
+    if (err == CL_SUCCESS)
+        assert_int_equal(bytes_of(ev), 300);
+    clFinish(q);
+    clSVMFree(env.context, a);
+    clSVMFree(env.context, b);
+    clReleaseCommandQueue(q);
+}
+
+static void CL_CALLBACK native_fn(void *args)
+{
+    *(int *)args += 1;
+}
+
+static void native_kernel(void **state)
+{
+    (void)state;
+    cl_device_exec_capabilities caps = 0;
+    clGetDeviceInfo(env.device, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof(caps), &caps, NULL);
+    if (!(caps & CL_EXEC_NATIVE_KERNEL)) {
+        fprintf(stderr, "no native kernels: not tested\n");
+        return;
+    }
+    const char *names[] = {"Bytes Transferred", "Work Items", "Work Groups"};
+    cl_command_queue q = counter_queue(0, 3, names);
+    int arg = 0;
+    cl_event ev;
+    assert_int_equal(clEnqueueNativeKernel(q, native_fn, &arg, sizeof(arg), 0, NULL, NULL, 0, NULL,
+                                           &ev), 0);
+    result_t r[3];
+    read_results(ev, 3, r);
+    clReleaseEvent(ev);
+    assert_int_equal(r[0].uint64, 0);
+    assert_int_equal(r[1].uint64, 0);
+    assert_int_equal(r[2].uint64, 0);
+    clReleaseCommandQueue(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +502,9 @@ int main(void)
         cmocka_unit_test(enable_order),
         cmocka_unit_test(ndrange_sizes),
         cmocka_unit_test(errors),
+        cmocka_unit_test(bytes_only_queue_keeps_profiling_off),
+        cmocka_unit_test(svm_bytes),
+        cmocka_unit_test(native_kernel),
     };
     int rc = cl_env_open();
     if (rc == 0)
