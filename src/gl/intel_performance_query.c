@@ -503,19 +503,22 @@ void intel_GetPerfQueryDataINTEL(uint32_t queryHandle, uint32_t flags, int32_t d
     const struct intel_query_type *t = &ipc->types.types[obj->type];
     perfq_status_t st = PERFQ_OK;
     if (!obj->ready) {
-        /* PERFQUERY_DONOT_FLUSH_INTEL (and any other value, 0 included, as in Mesa): "checks
-         * for results and returns them if they are available". */
-        st = perfq_measurement_result(obj->m, PERFQ_RESULT_NOWAIT, obj->values,
-                                      t->counter_count);
-        if (st == PERFQ_NOT_READY && flags == GL_PERFQUERY_FLUSH_INTEL) {
-            /* PERFQUERY_FLUSH_INTEL: "Otherwise, it implicitly submits any outstanding 3D
-             * commands to the GPU for execution." */
-            ipc->host.flush(ipc->host.ctx);
-        } else if (st == PERFQ_NOT_READY && flags == GL_PERFQUERY_WAIT_INTEL) {
+        if (flags == GL_PERFQUERY_WAIT_INTEL) {
             /* PERFQUERY_WAIT_INTEL: "blocking and waits till the query results are
-             * available and returns them." */
+             * available and returns them." (A result already available returns at once: no
+             * separate poll first.) */
             st = perfq_measurement_result(obj->m, PERFQ_RESULT_WAIT, obj->values,
                                           t->counter_count);
+        } else {
+            /* PERFQUERY_DONOT_FLUSH_INTEL (and any other value, 0 included, as in Mesa):
+             * "checks for results and returns them if they are available". */
+            st = perfq_measurement_result(obj->m, PERFQ_RESULT_NOWAIT, obj->values,
+                                          t->counter_count);
+            if (st == PERFQ_NOT_READY && flags == GL_PERFQUERY_FLUSH_INTEL) {
+                /* PERFQUERY_FLUSH_INTEL: "Otherwise, it implicitly submits any outstanding
+                 * 3D commands to the GPU for execution." */
+                ipc->host.flush(ipc->host.ctx);
+            }
         }
         obj->ready = st == PERFQ_OK;
     }
