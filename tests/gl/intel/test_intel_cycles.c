@@ -57,6 +57,10 @@ static void cycles(GLuint id, int n, GLuint *max_handle)
         GL.glDeletePerfQueryINTEL(h);
         if (h > *max_handle)
             *max_handle = h;
+        /* Types with CPU-timeline results never make the driver flush: bound its queue of
+         * draws, which is the driver's memory, not perfq's. */
+        if (i % 100 == 99)
+            GL.glFinish();
     }
     free(data);
     GL.glFinish();
@@ -93,8 +97,8 @@ static void test_cycles_no_growth(void **state)
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments);
     assert_int_equal(count_fds(), fds_before);
-    /* The heap may move by what the driver caches; not by a leak per cycle. */
-    assert_true(m1.uordblks <= m0.uordblks + 256 * 1024);
+    /* The heap may move by what the driver caches; not by a leak per cycle (3000 cycles). */
+    assert_true(m1.uordblks <= m0.uordblks + 64 * 1024);
 }
 
 /* Many instances alive at once, then all deleted: the handles come back. */
