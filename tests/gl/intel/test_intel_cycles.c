@@ -36,7 +36,7 @@ static int count_fds(void)
     return n;
 }
 
-static void cycles(GLuint id, int n, GLuint *max_handle)
+static void cycles(GLuint id, int n, GLuint *max_handle, int draw)
 {
     GLuint size = 0;
     GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
@@ -45,7 +45,8 @@ static void cycles(GLuint id, int n, GLuint *max_handle)
         GLuint h = 0, written = 0;
         GL.glCreatePerfQueryINTEL(id, &h);
         GL.glBeginPerfQueryINTEL(h);
-        gltest_draw_triangles(&T, 1, 0);
+        if (draw)
+            gltest_draw_triangles(&T, 1, 0);
         GL.glEndPerfQueryINTEL(h);
         /* Alternate the ways of getting the result, and sometimes delete while pending. */
         if (i % 3 == 0)
@@ -76,16 +77,20 @@ static void test_cycles_no_growth(void **state)
     /* Warm up every type (lazy pools, first-use allocations), then measure. */
     GLuint max_handle = 0;
     for (GLuint q = 1; q <= n; q++)
-        cycles(q, 50, &max_handle);
+        cycles(q, 50, &max_handle, 1);
     struct perfq_gl_layer_stats before, after;
     perfq_gl_layer_stats(&before);
     int fds_before = count_fds();
-    struct mallinfo2 m0 = mallinfo2();
     for (GLuint q = 1; q <= n; q++)
-        cycles(q, CYCLES / (int)n + 1, &max_handle);
-    struct mallinfo2 m1 = mallinfo2();
+        cycles(q, CYCLES / (int)n + 1, &max_handle, 1);
     perfq_gl_layer_stats(&after);
     assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    /* The heap, over cycles without draws: the driver's own memory for rendering (llvmpipe's
+     * scenes grow when its threads lag) is not perfq's, and would hide nothing but noise. */
+    struct mallinfo2 m0 = mallinfo2();
+    for (GLuint q = 1; q <= n; q++)
+        cycles(q, CYCLES / (int)n + 1, &max_handle, 0);
+    struct mallinfo2 m1 = mallinfo2();
     fprintf(stderr, "types %u, max handle %u, vqueries %llu->%llu, segments %llu->%llu, "
             "timers %llu->%llu, fds %d->%d, heap in use %zu->%zu\n", n, max_handle,
             (unsigned long long)before.vqueries, (unsigned long long)after.vqueries,
@@ -97,8 +102,8 @@ static void test_cycles_no_growth(void **state)
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments);
     assert_int_equal(count_fds(), fds_before);
-    /* The heap may move by what the driver caches; not by a leak per cycle (3000 cycles). */
-    assert_true(m1.uordblks <= m0.uordblks + 64 * 1024);
+    /* 3000 cycles: a leak of 16 bytes per cycle would show. */
+    assert_true(m1.uordblks <= m0.uordblks + 48 * 1024);
 }
 
 /* Many instances alive at once, then all deleted: the handles come back. */
