@@ -1,0 +1,106 @@
+/*
+ * An unmodified program that loads EGL itself: dlopen("libEGL.so.1"), dlsym(eglGetProcAddress)
+ * and the few EGL calls it needs, then everything else through eglGetProcAddress. Run with
+ * LD_PRELOAD=libperfq-gl.so, the layer's dlopen redirection must put GL_ANGLE_timer_query in
+ * front of it. Exit 0: it works; 1: it does not; 77: no EGL here.
+ */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "perfq/angle_timer_query.h"
+
+typedef void (*PFNGLGETINTEGERVPROC)(GLenum, GLint *);
+typedef const GLubyte *(*PFNGLGETSTRINGPROC)(GLenum);
+typedef GLenum (*PFNGLGETERRORPROC)(void);
+typedef void (*PFNGLFINISHPROC)(void);
+
+static PFNEGLGETPROCADDRESSPROC gpa;
+
+static void *get(const char *name)
+{
+    return (void *)gpa(name);
+}
+
+int main(int argc, char **argv)
+{
+    int kind = argc > 1 ? (strcmp(argv[1], "--core") == 0 ? 1 : 2 * !strcmp(argv[1], "--gles"))
+                        : 0;
+    void *egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!egl) {
+        fprintf(stderr, "no libEGL.so.1: skipping\n");
+        return 77;
+    }
+    gpa = (PFNEGLGETPROCADDRESSPROC)dlsym(egl, "eglGetProcAddress");
+    PFNEGLQUERYSTRINGPROC queryString = (PFNEGLQUERYSTRINGPROC)dlsym(egl, "eglQueryString");
+    PFNEGLINITIALIZEPROC initialize = (PFNEGLINITIALIZEPROC)dlsym(egl, "eglInitialize");
+    PFNEGLBINDAPIPROC bindApi = (PFNEGLBINDAPIPROC)dlsym(egl, "eglBindAPI");
+    PFNEGLCREATECONTEXTPROC createContext = (PFNEGLCREATECONTEXTPROC)dlsym(egl, "eglCreateContext");
+    PFNEGLMAKECURRENTPROC makeCurrent = (PFNEGLMAKECURRENTPROC)dlsym(egl, "eglMakeCurrent");
+    PFNEGLCHOOSECONFIGPROC chooseConfig = (PFNEGLCHOOSECONFIGPROC)dlsym(egl, "eglChooseConfig");
+    if (!gpa || !queryString || !initialize || !bindApi || !createContext || !makeCurrent)
+        return 1;
+    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd = get("eglGetPlatformDisplayEXT");
+    const char *cext = queryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    EGLDisplay dpy = EGL_NO_DISPLAY;
+    if (gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless"))
+        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if ((dpy == EGL_NO_DISPLAY || !initialize(dpy, NULL, NULL)) && gpd && cext &&
+        strstr(cext, "EGL_EXT_platform_device")) {
+        PFNEGLQUERYDEVICESEXTPROC qd = get("eglQueryDevicesEXT");
+        EGLDeviceEXT dev;
+        EGLint n = 0;
+        if (qd && qd(1, &dev, &n) && n > 0)
+            dpy = gpd(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
+        if (dpy != EGL_NO_DISPLAY && !initialize(dpy, NULL, NULL))
+            dpy = EGL_NO_DISPLAY;
+    }
+    if (dpy == EGL_NO_DISPLAY) {
+        fprintf(stderr, "no EGL display: skipping\n");
+        return 77;
+    }
+    bindApi(kind == 2 ? EGL_OPENGL_ES_API : EGL_OPENGL_API);
+    EGLint core[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                     EGL_NONE};
+    EGLint es3[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    EGLConfig config = EGL_NO_CONFIG_KHR;
+    EGLint nc = 0;
+    EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                       kind == 2 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
+    const char *dext = queryString(dpy, EGL_EXTENSIONS);
+    if ((!dext || !strstr(dext, "EGL_KHR_no_config_context")) && chooseConfig)
+        chooseConfig(dpy, cattrs, &config, 1, &nc);
+    EGLContext ctx = createContext(dpy, config, EGL_NO_CONTEXT,
+                                   kind == 1 ? core : kind == 2 ? es3 : NULL);
+    if (ctx == EGL_NO_CONTEXT || !makeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+        fprintf(stderr, "no context: skipping\n");
+        return 77;
+    }
+    PFNGLGETSTRINGPROC getString = get("glGetString");
+    PFNGLGETINTEGERVPROC getIntegerv = get("glGetIntegerv");
+    PFNGLGETSTRINGIPROC getStringi = get("glGetStringi");
+    GLint n = 0;
+    int found = 0;
+    getIntegerv(GL_NUM_EXTENSIONS, &n);
+    for (GLint i = 0; i < n; i++)
+        found |= strcmp((const char *)getStringi(GL_EXTENSIONS, (GLuint)i),
+                        "GL_ANGLE_timer_query") == 0;
+    PFNGLGENQUERIESANGLEPROC gen = get("glGenQueriesANGLE");
+    PFNGLQUERYCOUNTERANGLEPROC counter = get("glQueryCounterANGLE");
+    PFNGLGETQUERYOBJECTUI64VANGLEPROC result = get("glGetQueryObjectui64vANGLE");
+    printf("%s: GL_ANGLE_timer_query %s\n", getString(GL_RENDERER), found ? "advertised" : "absent");
+    if (!found || !gen || !counter || !result)
+        return 1;
+    GLuint q = 0;
+    gen(1, &q);
+    counter(q, GL_TIMESTAMP_ANGLE);
+    GLuint64 t = 0;
+    result(q, GL_QUERY_RESULT_ANGLE, &t);
+    printf("timestamp %llu\n", (unsigned long long)t);
+    return t > 0 ? 0 : 1;
+}

@@ -1,0 +1,251 @@
+#include "gl_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct glt_fns gl;
+
+enum glt_kind glt_kind_from_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--core") == 0)
+            return GLT_CORE;
+        if (strcmp(argv[i], "--gles") == 0)
+            return GLT_GLES3;
+    }
+    return GLT_COMPAT;
+}
+
+const char *glt_kind_name(enum glt_kind kind)
+{
+    return kind == GLT_CORE ? "core" : kind == GLT_GLES3 ? "gles3" : "compat";
+}
+
+uint64_t glt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void load(void)
+{
+    void *p;
+#define GLT_LOAD(type, name) \
+    p = (void *)eglGetProcAddress(#name); \
+    memcpy(&gl.name, &p, sizeof p);
+    GLT_FUNCTIONS(GLT_LOAD)
+#undef GLT_LOAD
+}
+
+int glt_open_display(EGLDisplay *out)
+{
+    static EGLDisplay cached = EGL_NO_DISPLAY;
+    if (cached != EGL_NO_DISPLAY) {
+        *out = cached;
+        return 0;
+    }
+    const char *ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    EGLDisplay dpy = EGL_NO_DISPLAY;
+    const char *want = getenv("GLT_PLATFORM");  /* "device" forces EGL_EXT_platform_device */
+    if (gpd && ext && strstr(ext, "EGL_MESA_platform_surfaceless") &&
+        !(want && strcmp(want, "device") == 0)) {
+        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
+            dpy = EGL_NO_DISPLAY;
+    }
+    if (dpy == EGL_NO_DISPLAY && gpd && ext && strstr(ext, "EGL_EXT_platform_device")) {
+        PFNEGLQUERYDEVICESEXTPROC qd =
+            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+        EGLDeviceEXT devs[8];
+        EGLint n = 0;
+        if (qd && qd(8, devs, &n)) {
+            for (EGLint i = 0; i < n && dpy == EGL_NO_DISPLAY; i++) {
+                dpy = gpd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
+                if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
+                    dpy = EGL_NO_DISPLAY;
+            }
+        }
+    }
+    if (dpy == EGL_NO_DISPLAY) {
+        dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
+            dpy = EGL_NO_DISPLAY;
+    }
+    if (dpy == EGL_NO_DISPLAY) {
+        fprintf(stderr, "no EGL display: skipping\n");
+        return GLT_SKIP;
+    }
+    load();
+    cached = dpy;
+    *out = dpy;
+    return 0;
+}
+
+static GLuint shader(GLenum type, const char *src)
+{
+    GLuint s = gl.glCreateShader(type);
+    gl.glShaderSource(s, 1, &src, NULL);
+    gl.glCompileShader(s);
+    GLint ok = 0;
+    gl.glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[1024];
+        gl.glGetShaderInfoLog(s, sizeof log, NULL, log);
+        fprintf(stderr, "shader: %s\n", log);
+    }
+    return s;
+}
+
+/* mode 0: quad from gl_VertexID 0..5 covering the viewport; mode 1: triangle k = id / 3 in a
+ * grid cell of a 64x64 grid, not overlapping. */
+static const char *vs_body =
+    "uniform int mode;\n"
+    "void main() {\n"
+    "  int id = gl_VertexID;\n"
+    "  if (mode == 0) {\n"
+    "    int v = id % 6;\n"
+    "    vec2 p = vec2((v == 1 || v == 2 || v == 4) ? 1.0 : -1.0,\n"
+    "                  (v == 2 || v == 4 || v == 5) ? 1.0 : -1.0);\n"
+    "    gl_Position = vec4(p, 0.0, 1.0);\n"
+    "  } else {\n"
+    "    int k = id / 3, v = id % 3;\n"
+    "    vec2 cell = vec2(float(k % 64), float((k / 64) % 64)) / 32.0 - 1.0;\n"
+    "    vec2 off = v == 0 ? vec2(0.0) : v == 1 ? vec2(0.02, 0.0) : vec2(0.0, 0.02);\n"
+    "    gl_Position = vec4(cell + off, 0.0, 1.0);\n"
+    "  }\n"
+    "}\n";
+
+static const char *fs_body =
+    "uniform int iters;\n"
+    "void main() {\n"
+    "  vec4 c = vec4(gl_FragCoord.xy * 0.001, 0.0, 1.0);\n"
+    "  for (int i = 0; i < iters; i++)\n"
+    "    c = vec4(sin(c.x + 0.1), cos(c.y + c.x), sin(c.z * 1.01 + 0.3), 1.0);\n"
+    "  frag = c;\n"
+    "}\n";
+
+int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height)
+{
+    memset(t, 0, sizeof *t);
+    t->dpy = dpy;
+    t->kind = kind;
+    t->width = width;
+    t->height = height;
+    EGLint attrs[16], n = 0;
+    if (kind == GLT_GLES3) {
+        eglBindAPI(EGL_OPENGL_ES_API);
+        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
+        attrs[n++] = 3;
+    } else {
+        eglBindAPI(EGL_OPENGL_API);
+        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
+        attrs[n++] = kind == GLT_CORE ? 4 : 3;
+        attrs[n++] = EGL_CONTEXT_MINOR_VERSION;
+        attrs[n++] = kind == GLT_CORE ? 5 : 0;
+        if (kind == GLT_CORE) {
+            attrs[n++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
+            attrs[n++] = EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
+        }
+    }
+    attrs[n++] = EGL_NONE;
+    EGLConfig config = EGL_NO_CONFIG_KHR;
+    const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
+    if (!ext || !strstr(ext, "EGL_KHR_no_config_context")) {
+        EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                           kind == GLT_GLES3 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
+        EGLint nc = 0;
+        if (!eglChooseConfig(dpy, cattrs, &config, 1, &nc) || nc < 1)
+            return GLT_SKIP;
+    }
+    t->ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
+    if (t->ctx == EGL_NO_CONTEXT) {
+        fprintf(stderr, "no %s context: skipping\n", glt_kind_name(kind));
+        return GLT_SKIP;
+    }
+    if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx)) {
+        eglDestroyContext(dpy, t->ctx);
+        return GLT_SKIP;
+    }
+    gl.glGenFramebuffers(1, &t->fbo);
+    gl.glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    gl.glGenRenderbuffers(1, &t->rb);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, t->rb);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    gl.glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, t->rb);
+    gl.glViewport(0, 0, width, height);
+    char vs[2048], fs[2048];
+    const char *head = kind == GLT_GLES3 ? "#version 300 es\nprecision highp float;\n"
+                                         : "#version 330 core\n";
+    snprintf(vs, sizeof vs, "%s%s", head, vs_body);
+    snprintf(fs, sizeof fs, "%sout vec4 frag;\n%s", head, fs_body);
+    GLuint v = shader(GL_VERTEX_SHADER, vs), f = shader(GL_FRAGMENT_SHADER, fs);
+    t->prog = gl.glCreateProgram();
+    gl.glAttachShader(t->prog, v);
+    gl.glAttachShader(t->prog, f);
+    gl.glLinkProgram(t->prog);
+    gl.glDeleteShader(v);
+    gl.glDeleteShader(f);
+    gl.glUseProgram(t->prog);
+    t->u_mode = gl.glGetUniformLocation(t->prog, "mode");
+    t->u_iters = gl.glGetUniformLocation(t->prog, "iters");
+    gl.glGenVertexArrays(1, &t->vao);
+    gl.glBindVertexArray(t->vao);
+    gl.glFinish();
+    return gl.glGetError() == GL_NO_ERROR ? 0 : GLT_SKIP;
+}
+
+void glt_destroy(struct glt *t)
+{
+    if (t->ctx == EGL_NO_CONTEXT)
+        return;
+    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
+    gl.glDeleteVertexArrays(1, &t->vao);
+    gl.glDeleteProgram(t->prog);
+    gl.glDeleteRenderbuffers(1, &t->rb);
+    gl.glDeleteFramebuffers(1, &t->fbo);
+    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(t->dpy, t->ctx);
+    t->ctx = EGL_NO_CONTEXT;
+}
+
+void glt_draw_quads(struct glt *t, int n, int iters)
+{
+    gl.glUniform1i(t->u_mode, 0);
+    gl.glUniform1i(t->u_iters, iters);
+    for (int i = 0; i < n; i++)
+        gl.glDrawArrays(GL_TRIANGLES, 0, 6);
+}
+
+void glt_draw_triangles(struct glt *t, int n)
+{
+    gl.glUniform1i(t->u_mode, 1);
+    gl.glUniform1i(t->u_iters, 0);
+    gl.glDrawArrays(GL_TRIANGLES, 0, 3 * n);
+}
+
+GLenum glt_error(void)
+{
+    GLenum first = GL_NO_ERROR, e;
+    int guard = 0;
+    while ((e = gl.glGetError()) != GL_NO_ERROR && guard++ < 16)
+        if (first == GL_NO_ERROR)
+            first = e;
+    return first;
+}
+
+int glt_has_extension(const char *name)
+{
+    GLint n = 0;
+    gl.glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+    for (GLint i = 0; i < n; i++) {
+        const char *e = (const char *)gl.glGetStringi(GL_EXTENSIONS, (GLuint)i);
+        if (e && strcmp(e, name) == 0)
+            return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,694 @@
+/*
+ * GL_ANGLE_timer_query through libperfq-gl.so: one test per clause of the spec's Errors section
+ * and per ANGLE validator rule of NOTES.md, then the semantics (names and lifetime, one active
+ * TIME_ELAPSED query, QueryCounter timestamps, availability ordering, counter bits, 32-bit
+ * saturation, deleting an active query, GL_TIMESTAMP / GPU_DISJOINT, time against the wall clock
+ * for GPU-bound work) and the layer's promises (extension strings, the program's error flag,
+ * no growth over thousands of cycles). Runs on a compatibility context, or --core / --gles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gl_test.h"
+#include "gl/gl_layer.h"
+
+static struct glt T;
+static enum glt_kind kind;
+
+static int setup_each(void **state)
+{
+    (void)state;
+    glt_error();
+    return 0;
+}
+
+static GLuint gen1(void)
+{
+    GLuint q = 0;
+    gl.glGenQueriesANGLE(1, &q);
+    assert_int_not_equal(q, 0);
+    return q;
+}
+
+static void del1(GLuint q)
+{
+    gl.glDeleteQueriesANGLE(1, &q);
+}
+
+/* ---- Errors section, one test per clause ---- */
+
+/* "The error INVALID_VALUE is generated if GenQueriesANGLE is called where <n> is negative." */
+static void test_err_gen_negative(void **state)
+{
+    (void)state;
+    GLuint ids[2] = {1234, 5678};
+    gl.glGenQueriesANGLE(-1, ids);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    assert_int_equal(ids[0], 1234);
+}
+
+/* "The error INVALID_VALUE is generated if DeleteQueriesANGLE is called where <n> is negative." */
+static void test_err_delete_negative(void **state)
+{
+    (void)state;
+    GLuint q = gen1();
+    q = q + 0;
+    gl.glDeleteQueriesANGLE(-1, &q);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    del1(q);
+}
+
+/* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called when a query of the
+ * given <target> is already active." */
+static void test_err_begin_target_active(void **state)
+{
+    (void)state;
+    GLuint a = gen1(), b = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, b);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, (GLint)a);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+    del1(b);
+}
+
+/* "The error INVALID_OPERATION is generated if EndQueryANGLE is called when a query of the
+ * given <target> is not active." */
+static void test_err_end_not_active(void **state)
+{
+    (void)state;
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+}
+
+/* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called where <id> is zero." */
+static void test_err_begin_zero(void **state)
+{
+    (void)state;
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, 0);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+}
+
+/* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called where <id> is the name
+ * of a query currently in progress." */
+static void test_err_begin_in_progress(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+}
+
+/* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called where <id> is the name
+ * of an existing query object whose type does not match <target>." */
+static void test_err_begin_type_mismatch(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+    del1(a);
+}
+
+/* "The error INVALID_ENUM is generated if BeginQueryANGLE or EndQueryANGLE is called where
+ * <target> is not TIME_ELAPSED_ANGLE." */
+static void test_err_begin_end_bad_target(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glBeginQueryANGLE(GL_TIMESTAMP_ANGLE, a);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glBeginQueryANGLE(GL_SAMPLES_PASSED, a);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    gl.glEndQueryANGLE(GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glEndQueryANGLE(0);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+}
+
+/* "The error INVALID_ENUM is generated if GetQueryivANGLE is called where <target> is not
+ * TIME_ELAPSED_ANGLE or TIMESTAMP_ANGLE." */
+static void test_err_getqueryiv_bad_target(void **state)
+{
+    (void)state;
+    GLint v = 4321;
+    gl.glGetQueryivANGLE(GL_SAMPLES_PASSED, GL_QUERY_COUNTER_BITS_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    assert_int_equal(v, 4321);
+}
+
+/* "The error INVALID_ENUM is generated if GetQueryivANGLE is called where <pname> is not
+ * QUERY_COUNTER_BITS_ANGLE or CURRENT_QUERY_ANGLE." */
+static void test_err_getqueryiv_bad_pname(void **state)
+{
+    (void)state;
+    GLint v = 4321;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    assert_int_equal(v, 4321);
+}
+
+/* "The error INVALID_ENUM is generated if QueryCounterANGLE is called where <target> is not
+ * TIMESTAMP_ANGLE." */
+static void test_err_querycounter_bad_target(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glQueryCounterANGLE(a, GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    assert_false(gl.glIsQueryANGLE(a));
+    del1(a);
+}
+
+/* "The error INVALID_OPERATION is generated if QueryCounterANGLE is called on a query object
+ * that is already in use inside a BeginQueryANGLE/EndQueryANGLE." */
+static void test_err_querycounter_active(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+}
+
+/* "The error INVALID_OPERATION is generated if GetQueryObject{i,ui,i64,ui64}vANGLE is called
+ * where <id> is not the name of a query object." */
+static void test_err_getobject_not_query(void **state)
+{
+    (void)state;
+    GLuint generated = gen1();
+    GLuint names[3] = {0, 987654, generated};   /* zero, never generated, no object yet */
+    for (int i = 0; i < 3; i++) {
+        GLint iv = 7;
+        GLuint uiv = 7;
+        GLint64 i64 = 7;
+        GLuint64 ui64 = 7;
+        gl.glGetQueryObjectivANGLE(names[i], GL_QUERY_RESULT_ANGLE, &iv);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        gl.glGetQueryObjectuivANGLE(names[i], GL_QUERY_RESULT_AVAILABLE_ANGLE, &uiv);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        gl.glGetQueryObjecti64vANGLE(names[i], GL_QUERY_RESULT_ANGLE, &i64);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        gl.glGetQueryObjectui64vANGLE(names[i], GL_QUERY_RESULT_ANGLE, &ui64);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        assert_true(iv == 7 && uiv == 7 && i64 == 7 && ui64 == 7);
+    }
+    del1(generated);
+}
+
+/* "The error INVALID_OPERATION is generated if GetQueryObject{i,ui,i64,ui64}vANGLE is called
+ * where <id> is the name of a currently active query object." */
+static void test_err_getobject_active(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    GLint iv = 7;
+    GLuint uiv = 7;
+    GLint64 i64 = 7;
+    GLuint64 ui64 = 7;
+    gl.glGetQueryObjectivANGLE(a, GL_QUERY_RESULT_AVAILABLE_ANGLE, &iv);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glGetQueryObjectuivANGLE(a, GL_QUERY_RESULT_ANGLE, &uiv);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glGetQueryObjecti64vANGLE(a, GL_QUERY_RESULT_ANGLE, &i64);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glGetQueryObjectui64vANGLE(a, GL_QUERY_RESULT_AVAILABLE_ANGLE, &ui64);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    assert_true(iv == 7 && uiv == 7 && i64 == 7 && ui64 == 7);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+}
+
+/* "The error INVALID_ENUM is generated if GetQueryObject{i,ui,i64,ui64}vANGLE is called where
+ * <pname> is not QUERY_RESULT_ANGLE or QUERY_RESULT_AVAILABLE_ANGLE." */
+static void test_err_getobject_bad_pname(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);
+    GLint iv = 7;
+    GLuint uiv = 7;
+    GLint64 i64 = 7;
+    GLuint64 ui64 = 7;
+    gl.glGetQueryObjectivANGLE(a, GL_CURRENT_QUERY_ANGLE, &iv);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glGetQueryObjectuivANGLE(a, GL_QUERY_COUNTER_BITS_ANGLE, &uiv);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glGetQueryObjecti64vANGLE(a, 0, &i64);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glGetQueryObjectui64vANGLE(a, GL_TIME_ELAPSED_ANGLE, &ui64);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    assert_true(iv == 7 && uiv == 7 && i64 == 7 && ui64 == 7);
+    del1(a);
+}
+
+/* ---- ANGLE's validator rules (NOTES.md) ---- */
+
+/* QueryCounter on a name never generated is INVALID_OPERATION. */
+static void test_validator_querycounter_never_generated(void **state)
+{
+    (void)state;
+    gl.glQueryCounterANGLE(777777, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glQueryCounterANGLE(0, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    assert_false(gl.glIsQueryANGLE(777777));
+}
+
+/* QueryCounter on a name whose object has another type is INVALID_OPERATION. */
+static void test_validator_querycounter_other_type(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    del1(a);
+}
+
+/* GetQueryiv with (TIMESTAMP, CURRENT_QUERY) is INVALID_ENUM. */
+static void test_validator_getqueryiv_timestamp_current(void **state)
+{
+    (void)state;
+    GLint v = 4321;
+    gl.glGetQueryivANGLE(GL_TIMESTAMP_ANGLE, GL_CURRENT_QUERY_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    assert_int_equal(v, 4321);
+}
+
+/* ---- semantics ---- */
+
+static void test_names_and_lifetime(void **state)
+{
+    (void)state;
+    GLuint ids[16];
+    gl.glGenQueriesANGLE(16, ids);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    for (int i = 0; i < 16; i++) {
+        assert_int_not_equal(ids[i], 0);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(ids[i], ids[j]);
+        /* "no object is associated with them until the first time they are used" */
+        assert_false(gl.glIsQueryANGLE(ids[i]));
+    }
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, ids[3]);
+    assert_true(gl.glIsQueryANGLE(ids[3]));
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    gl.glQueryCounterANGLE(ids[4], GL_TIMESTAMP_ANGLE);
+    assert_true(gl.glIsQueryANGLE(ids[4]));
+    assert_false(gl.glIsQueryANGLE(0));
+    gl.glDeleteQueriesANGLE(16, ids);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_false(gl.glIsQueryANGLE(ids[3]));
+    assert_false(gl.glIsQueryANGLE(ids[4]));
+    /* "Unused names in <ids> are silently ignored." */
+    GLuint unused[3] = {0, ids[3], 999999};
+    gl.glDeleteQueriesANGLE(3, unused);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* "If BeginQueryANGLE is called with an unused <id>, that name is marked as used" */
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, 424242);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_true(gl.glIsQueryANGLE(424242));
+    GLuint after = gen1();
+    assert_int_not_equal(after, 424242);
+    del1(after);
+    del1(424242);
+}
+
+static void test_current_query_and_bits(void **state)
+{
+    (void)state;
+    GLint bits = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_QUERY_COUNTER_BITS_ANGLE, &bits);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* "if the number of bits is non-zero, the minimum number of bits allowed is 30" */
+    assert_true(bits == 0 || (bits >= 30 && bits <= 64));
+    bits = -1;
+    gl.glGetQueryivANGLE(GL_TIMESTAMP_ANGLE, GL_QUERY_COUNTER_BITS_ANGLE, &bits);
+    assert_true(bits == 0 || (bits >= 30 && bits <= 64));
+    GLuint a = gen1();
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, (GLint)a);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(a);
+}
+
+static void test_timestamps_increase(void **state)
+{
+    (void)state;
+    GLuint q[4];
+    gl.glGenQueriesANGLE(4, q);
+    for (int i = 0; i < 4; i++) {
+        gl.glQueryCounterANGLE(q[i], GL_TIMESTAMP_ANGLE);
+        glt_draw_quads(&T, 4, 200);
+    }
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint64 prev = 0;
+    for (int i = 0; i < 4; i++) {
+        GLuint64 t = 0;
+        gl.glGetQueryObjectui64vANGLE(q[i], GL_QUERY_RESULT_ANGLE, &t);
+        assert_true(t > prev);
+        prev = t;
+    }
+    gl.glDeleteQueriesANGLE(4, q);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+/* "It must always be true that if any query object returns a result available of TRUE, all
+ * queries of the same type issued prior to that query must also return TRUE." */
+static void test_availability_ordering(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    GLuint q[N], s[N];
+    gl.glGenQueriesANGLE(N, q);
+    gl.glGenQueriesANGLE(N, s);
+    for (int i = 0; i < N; i++) {
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[i]);
+        glt_draw_quads(&T, 2, 100);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        gl.glQueryCounterANGLE(s[i], GL_TIMESTAMP_ANGLE);
+    }
+    for (int round = 0; round < 2; round++) {
+        const GLuint *ids = round ? s : q;
+        GLint avail = 0;
+        uint64_t t0 = glt_now_ns();
+        while (!avail && glt_now_ns() - t0 < 20000000000ull)
+            gl.glGetQueryObjectivANGLE(ids[N - 1], GL_QUERY_RESULT_AVAILABLE_ANGLE, &avail);
+        assert_int_equal(avail, GL_TRUE);
+        for (int i = 0; i < N; i++) {
+            GLuint a = 0;
+            gl.glGetQueryObjectuivANGLE(ids[i], GL_QUERY_RESULT_AVAILABLE_ANGLE, &a);
+            assert_int_equal(a, GL_TRUE);
+        }
+    }
+    /* And in the middle of a stream: whenever query i is available, every j < i is. */
+    for (int i = 0; i < N; i++) {
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[i]);
+        glt_draw_quads(&T, 2, 300);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    }
+    for (int i = N - 1; i >= 0; i--) {
+        GLint a = 0;
+        gl.glGetQueryObjectivANGLE(q[i], GL_QUERY_RESULT_AVAILABLE_ANGLE, &a);
+        if (a)
+            for (int j = 0; j < i; j++) {
+                GLint b = 0;
+                gl.glGetQueryObjectivANGLE(q[j], GL_QUERY_RESULT_AVAILABLE_ANGLE, &b);
+                assert_int_equal(b, GL_TRUE);
+            }
+    }
+    gl.glDeleteQueriesANGLE(N, q);
+    gl.glDeleteQueriesANGLE(N, s);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+/* "If the value is so large in magnitude that it cannot be represented with the requested type,
+ * then the nearest value representable using the requested type is returned." A timestamp in
+ * ns is far above 2^32 on any machine up for more than 4.3 s. */
+static void test_32bit_getters_saturate(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);
+    GLuint64 u64 = 0;
+    GLint64 i64 = 0;
+    GLint iv = 0;
+    GLuint uiv = 0;
+    gl.glGetQueryObjectui64vANGLE(a, GL_QUERY_RESULT_ANGLE, &u64);
+    gl.glGetQueryObjecti64vANGLE(a, GL_QUERY_RESULT_ANGLE, &i64);
+    gl.glGetQueryObjectivANGLE(a, GL_QUERY_RESULT_ANGLE, &iv);
+    gl.glGetQueryObjectuivANGLE(a, GL_QUERY_RESULT_ANGLE, &uiv);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    if (u64 <= UINT32_MAX) {
+        skip();     /* a clock near zero: nothing to saturate */
+    }
+    assert_true(i64 > 0 && (GLuint64)i64 == u64);
+    assert_int_equal(iv, INT_MAX);
+    assert_int_equal(uiv, UINT_MAX);
+    del1(a);
+}
+
+/* "If an active query object is deleted its name immediately becomes unused". perfq, as Mesa:
+ * the query ends, so the target is free at once. */
+static void test_delete_active(void **state)
+{
+    (void)state;
+    GLuint a = gen1(), b = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    del1(a);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_false(gl.glIsQueryANGLE(a));
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, b);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    GLuint64 v = 0;
+    gl.glGetQueryObjectui64vANGLE(b, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glGetQueryObjectui64vANGLE(a, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    del1(b);
+}
+
+/* EXT_disjoint_timer_query's glGet values, answered in contexts with the extension. */
+static void test_timestamp_and_disjoint(void **state)
+{
+    (void)state;
+    GLint64 t0 = 0, t1 = 0;
+    gl.glGetInteger64v(GL_TIMESTAMP_ANGLE, &t0);
+    glt_draw_quads(&T, 2, 100);
+    gl.glFinish();
+    gl.glGetInteger64v(GL_TIMESTAMP_ANGLE, &t1);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(t0 > 0);
+    assert_true(t1 >= t0);
+    GLint d = -1;
+    gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &d);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(d == 0 || d == 1);
+}
+
+/* GPU-bound work (heavy fragment shading, timed around glFinish): the elapsed time cannot exceed
+ * the wall time around it (+1 ms for clock domains) and, the work being GPU-bound, is at least
+ * half of it. The amount of work grows until the wall time is >= 100 ms, so the check does not
+ * depend on the machine's speed. */
+static void test_elapsed_against_wall_clock(void **state)
+{
+    (void)state;
+    GLuint q = gen1();
+    int quads = 1, iters = 100;
+    for (int attempt = 0; attempt < 20; attempt++) {
+        gl.glFinish();
+        uint64_t t0 = glt_now_ns();
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
+        glt_draw_quads(&T, quads, iters);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        gl.glFinish();
+        uint64_t wall = glt_now_ns() - t0;
+        GLuint64 elapsed = 0;
+        gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &elapsed);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        if (wall < 100000000ull) {
+            /* more work: more quads up to 64, then heavier fragments */
+            if (quads < 64)
+                quads *= 2;
+            else
+                iters *= 2;
+            continue;
+        }
+        printf("# %d quads x %d iterations: elapsed %.3f ms, wall %.3f ms, ratio %.3f\n", quads,
+               iters, elapsed / 1e6, wall / 1e6, (double)elapsed / (double)wall);
+        assert_true(elapsed <= wall + 1000000u);
+        assert_true(elapsed >= wall / 2);
+        break;
+    }
+    del1(q);
+}
+
+/* The layer adds GL_ANGLE_timer_query to every extension query of a context it honours, once. */
+static void test_extension_strings(void **state)
+{
+    (void)state;
+    GLint n = 0;
+    gl.glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+    int found = 0;
+    for (GLint i = 0; i < n; i++) {
+        const char *e = (const char *)gl.glGetStringi(GL_EXTENSIONS, (GLuint)i);
+        assert_non_null(e);
+        found += strcmp(e, "GL_ANGLE_timer_query") == 0;
+    }
+    assert_int_equal(found, 1);
+    assert_null(gl.glGetStringi(GL_EXTENSIONS, (GLuint)n));
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    const char *all = (const char *)gl.glGetString(GL_EXTENSIONS);
+    if (kind == GLT_CORE) {
+        assert_null(all);   /* core profile: GL_EXTENSIONS is not a glGetString name */
+        assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    } else {
+        assert_non_null(all);
+        assert_non_null(strstr(all, "GL_ANGLE_timer_query"));
+    }
+}
+
+/* The program's GL error flag goes through perfq untouched, and GL's first-error rule holds
+ * between the program's errors and the layer's. */
+static void test_program_error_flag(void **state)
+{
+    (void)state;
+    GLuint a = gen1();
+    gl.glClear(0xFFFFFFFFu);           /* the program's own INVALID_VALUE */
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    GLuint64 v;
+    gl.glGetQueryObjectui64vANGLE(a, GL_QUERY_RESULT_ANGLE, &v);
+    gl.glQueryCounterANGLE(a, GL_TIMESTAMP_ANGLE);  /* the layer's INVALID_OPERATION: dropped */
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    /* The layer's error first, then the program's. */
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);      /* INVALID_OPERATION */
+    gl.glClear(0xFFFFFFFFu);
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
+    glt_error();
+    del1(a);
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* Thousands of gen/begin/end/get/delete cycles: the layer's tables and the process's fds come
+ * back to where they were. */
+static void test_cycles_without_growth(void **state)
+{
+    (void)state;
+    struct perfq_gl_layer_stats before, after;
+    gl.glFinish();
+    perfq_gl_layer_stats(&before);
+    int fds = count_fds();
+    for (int i = 0; i < 3000; i++) {
+        GLuint q[2];
+        gl.glGenQueriesANGLE(2, q);
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[0]);
+        if (i % 100 == 0)
+            glt_draw_triangles(&T, 1);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        gl.glQueryCounterANGLE(q[1], GL_TIMESTAMP_ANGLE);
+        GLuint64 v = 0;
+        if (i % 2)
+            gl.glGetQueryObjectui64vANGLE(q[0], GL_QUERY_RESULT_ANGLE, &v);
+        gl.glDeleteQueriesANGLE(2, q);
+    }
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glFinish();
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.angle_queries, before.angle_queries);
+    assert_int_equal(after.timers, before.timers);
+    assert_true(after.segments <= before.segments + 8);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(count_fds(), fds);
+}
+
+int main(int argc, char **argv)
+{
+    kind = glt_kind_from_args(argc, argv);
+    EGLDisplay dpy;
+    if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, 256, 256) != 0)
+        return GLT_SKIP;
+    if (!glt_has_extension("GL_ANGLE_timer_query")) {
+        fprintf(stderr, "no GL_ANGLE_timer_query in this %s context: skipping\n",
+                glt_kind_name(kind));
+        return GLT_SKIP;
+    }
+    printf("# %s: %s | %s\n", glt_kind_name(kind), gl.glGetString(GL_RENDERER),
+           gl.glGetString(GL_VERSION));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_err_gen_negative, setup_each),
+        cmocka_unit_test_setup(test_err_delete_negative, setup_each),
+        cmocka_unit_test_setup(test_err_begin_target_active, setup_each),
+        cmocka_unit_test_setup(test_err_end_not_active, setup_each),
+        cmocka_unit_test_setup(test_err_begin_zero, setup_each),
+        cmocka_unit_test_setup(test_err_begin_in_progress, setup_each),
+        cmocka_unit_test_setup(test_err_begin_type_mismatch, setup_each),
+        cmocka_unit_test_setup(test_err_begin_end_bad_target, setup_each),
+        cmocka_unit_test_setup(test_err_getqueryiv_bad_target, setup_each),
+        cmocka_unit_test_setup(test_err_getqueryiv_bad_pname, setup_each),
+        cmocka_unit_test_setup(test_err_querycounter_bad_target, setup_each),
+        cmocka_unit_test_setup(test_err_querycounter_active, setup_each),
+        cmocka_unit_test_setup(test_err_getobject_not_query, setup_each),
+        cmocka_unit_test_setup(test_err_getobject_active, setup_each),
+        cmocka_unit_test_setup(test_err_getobject_bad_pname, setup_each),
+        cmocka_unit_test_setup(test_validator_querycounter_never_generated, setup_each),
+        cmocka_unit_test_setup(test_validator_querycounter_other_type, setup_each),
+        cmocka_unit_test_setup(test_validator_getqueryiv_timestamp_current, setup_each),
+        cmocka_unit_test_setup(test_names_and_lifetime, setup_each),
+        cmocka_unit_test_setup(test_current_query_and_bits, setup_each),
+        cmocka_unit_test_setup(test_timestamps_increase, setup_each),
+        cmocka_unit_test_setup(test_availability_ordering, setup_each),
+        cmocka_unit_test_setup(test_32bit_getters_saturate, setup_each),
+        cmocka_unit_test_setup(test_delete_active, setup_each),
+        cmocka_unit_test_setup(test_timestamp_and_disjoint, setup_each),
+        cmocka_unit_test_setup(test_elapsed_against_wall_clock, setup_each),
+        cmocka_unit_test_setup(test_extension_strings, setup_each),
+        cmocka_unit_test_setup(test_program_error_flag, setup_each),
+        cmocka_unit_test_setup(test_cycles_without_growth, setup_each),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    glt_destroy(&T);
+    return rc;
+}

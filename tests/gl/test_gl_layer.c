@@ -1,0 +1,572 @@
+/*
+ * White-box tests of the GL layer's services, with the layer's sources compiled in: the query
+ * virtualisation ("split and sum") beside the program's own queries, with exact counts of known
+ * work (a full-viewport quad passes width x height samples; N triangles are N primitives); the
+ * program's errors, bound queries, query buffer and error flag unchanged by perfq; the timer
+ * service; context hooks; two contexts on two threads; cycles without growth.
+ * Runs on a compatibility context, or --core / --gles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gl_test.h"
+#include "gl/layer_internal.h"
+#include "gl/query_virtualization.h"
+
+#define W 64
+#define H 48
+
+static struct glt T;
+static enum glt_kind kind;
+static EGLDisplay dpy;
+
+static struct perfq_gl_context *cur(void)
+{
+    struct perfq_gl_context *c = perfq_gl_current_context();
+    assert_non_null(c);
+    return c;
+}
+
+static int setup_each(void **state)
+{
+    (void)state;
+    glt_error();
+    return 0;
+}
+
+/* The occlusion target both the program and perfq can use in this context. */
+static GLenum samples_target(void)
+{
+    return kind == GLT_GLES3 ? GL_ANY_SAMPLES_PASSED : GL_SAMPLES_PASSED;
+}
+
+static uint64_t quad_samples(int quads)
+{
+    return kind == GLT_GLES3 ? 1 : (uint64_t)quads * W * H;
+}
+
+static uint64_t vq_value(struct perfq_gl_vquery *q)
+{
+    uint64_t v = 0;
+    assert_int_equal(perfq_gl_vquery_result(cur(), q, 1, &v), PERFQ_OK);
+    return v;
+}
+
+static GLuint prog_result(GLuint id)
+{
+    GLuint v = 0;
+    gl.glGetQueryObjectuiv(id, GL_QUERY_RESULT, &v);
+    return v;
+}
+
+/* program begin, perfq begin, program end, perfq end: both exact. */
+static void test_samples_interleaved(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    struct perfq_gl_vquery *q = NULL;
+    gl.glBeginQuery(target, p);
+    glt_draw_quads(&T, 1, 0);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q), PERFQ_OK);
+    GLint current = -1;
+    gl.glGetQueryiv(target, GL_CURRENT_QUERY, &current);
+    assert_int_equal(current, (GLint)p);
+    glt_draw_quads(&T, 2, 0);
+    gl.glEndQuery(target);
+    gl.glGetQueryiv(target, GL_CURRENT_QUERY, &current);
+    assert_int_equal(current, 0);
+    glt_draw_quads(&T, 4, 0);
+    assert_int_equal(perfq_gl_vquery_end(cur(), q), PERFQ_OK);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(prog_result(p), quad_samples(3));
+    assert_int_equal(vq_value(q), quad_samples(6));
+    assert_true(perfq_gl_vquery_was_split(q));
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(1, &p);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+/* perfq begins first, the program's query lives inside it; nested perfq queries too. */
+static void test_samples_nested(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    struct perfq_gl_vquery *outer = NULL, *inner = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &outer), PERFQ_OK);
+    glt_draw_quads(&T, 1, 0);
+    gl.glBeginQuery(target, p);
+    glt_draw_quads(&T, 2, 0);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &inner), PERFQ_OK);
+    glt_draw_quads(&T, 3, 0);
+    assert_int_equal(perfq_gl_vquery_end(cur(), inner), PERFQ_OK);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQuery(target);
+    glt_draw_quads(&T, 1, 0);
+    assert_int_equal(perfq_gl_vquery_end(cur(), outer), PERFQ_OK);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint avail = 0;
+    gl.glFinish();
+    gl.glGetQueryObjectuiv(p, GL_QUERY_RESULT_AVAILABLE, &avail);
+    assert_int_equal(avail, GL_TRUE);
+    assert_int_equal(prog_result(p), quad_samples(6));
+    assert_int_equal(vq_value(inner), quad_samples(3));
+    assert_int_equal(vq_value(outer), quad_samples(8));
+    perfq_gl_vquery_free(cur(), inner);
+    perfq_gl_vquery_free(cur(), outer);
+    /* The program's name, reused for a new query, is the driver's again. */
+    gl.glBeginQuery(target, p);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQuery(target);
+    assert_int_equal(prog_result(p), quad_samples(1));
+    gl.glDeleteQueries(1, &p);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+/* ANY_SAMPLES_PASSED for the program, exact counts for perfq on the same binding point. */
+static void test_any_samples_beside_count(void **state)
+{
+    (void)state;
+    if (kind == GLT_GLES3)
+        skip();
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    struct perfq_gl_vquery *q = NULL;
+    gl.glBeginQuery(GL_ANY_SAMPLES_PASSED, p);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &q), PERFQ_OK);
+    glt_draw_quads(&T, 2, 0);
+    assert_int_equal(perfq_gl_vquery_end(cur(), q), PERFQ_OK);
+    gl.glEndQuery(GL_ANY_SAMPLES_PASSED);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(prog_result(p), 1);
+    assert_int_equal(vq_value(q), 2u * W * H);
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(1, &p);
+}
+
+/* N triangles are N primitives, for the program and for perfq, split or not. */
+static void test_primitives_generated(void **state)
+{
+    (void)state;
+    if (!perfq_gl_vquery_target_supported(cur(), GL_PRIMITIVES_GENERATED))
+        skip();
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    struct perfq_gl_vquery *q = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_PRIMITIVES_GENERATED, 0, &q), PERFQ_OK);
+    glt_draw_triangles(&T, 10);
+    gl.glBeginQuery(GL_PRIMITIVES_GENERATED, p);
+    glt_draw_triangles(&T, 100);
+    assert_int_equal(perfq_gl_vquery_end(cur(), q), PERFQ_OK);
+    glt_draw_triangles(&T, 7);
+    gl.glEndQuery(GL_PRIMITIVES_GENERATED);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(vq_value(q), 110);
+    assert_int_equal(prog_result(p), 107);
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(1, &p);
+}
+
+/* ARB_pipeline_statistics_query, where the driver has it: exact vertex and primitive counts. */
+static void test_pipeline_statistics(void **state)
+{
+    (void)state;
+    if (!perfq_gl_vquery_target_supported(cur(), GL_VERTICES_SUBMITTED_ARB))
+        skip();
+    static const GLenum targets[3] = {GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB,
+                                      GL_CLIPPING_INPUT_PRIMITIVES_ARB};
+    static const uint64_t per_triangle[3] = {3, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        GLuint p = 0;
+        gl.glGenQueries(1, &p);
+        struct perfq_gl_vquery *a = NULL, *b = NULL;
+        gl.glBeginQuery(targets[i], p);
+        assert_int_equal(perfq_gl_vquery_begin(cur(), targets[i], 0, &a), PERFQ_OK);
+        glt_draw_triangles(&T, 20);
+        assert_int_equal(perfq_gl_vquery_begin(cur(), targets[i], 0, &b), PERFQ_OK);
+        glt_draw_triangles(&T, 30);
+        gl.glEndQuery(targets[i]);
+        glt_draw_triangles(&T, 5);
+        perfq_gl_vquery_end(cur(), a);
+        perfq_gl_vquery_end(cur(), b);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        assert_int_equal(prog_result(p), 50 * per_triangle[i]);
+        assert_int_equal(vq_value(a), 55 * per_triangle[i]);
+        assert_int_equal(vq_value(b), 35 * per_triangle[i]);
+        perfq_gl_vquery_free(cur(), a);
+        perfq_gl_vquery_free(cur(), b);
+        gl.glDeleteQueries(1, &p);
+    }
+}
+
+/* The program's own query errors stay exactly GL's while perfq holds the driver's target. */
+static void test_program_errors_while_split(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    GLuint p[2] = {0, 0};
+    gl.glGenQueries(2, p);
+    struct perfq_gl_vquery *q = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q), PERFQ_OK);
+    /* EndQuery with no program query of the target active: INVALID_OPERATION, and perfq's
+     * query is not ended by it. */
+    gl.glEndQuery(target);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    /* BeginQuery with id 0 (the driver's check). */
+    gl.glBeginQuery(target, 0);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glBeginQuery(target, p[0]);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* A second query on the target; the active one again. */
+    gl.glBeginQuery(target, p[1]);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glBeginQuery(target, p[0]);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    /* Results of an active query. */
+    GLuint v = 5;
+    gl.glGetQueryObjectuiv(p[0], GL_QUERY_RESULT, &v);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    assert_int_equal(v, 5);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQuery(target);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    glt_draw_quads(&T, 1, 0);
+    perfq_gl_vquery_end(cur(), q);
+    assert_int_equal(prog_result(p[0]), quad_samples(1));
+    assert_int_equal(vq_value(q), quad_samples(2));
+    /* The layer's own driver names are not the program's. */
+    struct perfq_gl_vquery *q2 = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q2), PERFQ_OK);
+    struct perfq_gl_ctx *c = perfq_gl_ctx(cur());
+    GLuint internal = c->vq->slots[0].cur->name;
+    assert_false(gl.glIsQuery(internal));
+    gl.glDeleteQueries(1, &internal);
+    glt_draw_quads(&T, 1, 0);
+    perfq_gl_vquery_end(cur(), q2);
+    assert_int_equal(vq_value(q2), quad_samples(1));
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    perfq_gl_vquery_free(cur(), q2);
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(2, p);
+}
+
+/* perfq's calls leave the program's pending error, current query and query buffer as they
+ * were. */
+static void test_program_state_unchanged(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    gl.glClear(0xFFFFFFFFu);       /* the program's INVALID_VALUE, pending */
+    struct perfq_gl_vquery *q = NULL;
+    struct perfq_gl_timer *t = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+    glt_draw_quads(&T, 1, 0);
+    perfq_gl_timer_end(cur(), t);
+    perfq_gl_vquery_end(cur(), q);
+    vq_value(q);
+    uint64_t ns = 0;
+    assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_OK);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    perfq_gl_vquery_free(cur(), q);
+    perfq_gl_timer_free(cur(), t);
+
+    if (kind == GLT_GLES3 || !perfq_gl_version_at_least(cur(), 4, 4))
+        return;
+    /* ARB_query_buffer_object: a buffer bound to GL_QUERY_BUFFER is neither written nor
+     * unbound by perfq's reads. */
+    GLuint buf = 0;
+    GLuint64 init[2] = {0x1111111111111111ull, 0x2222222222222222ull};
+    gl.glGenBuffers(1, &buf);
+    gl.glBindBuffer(GL_QUERY_BUFFER, buf);
+    gl.glBufferData(GL_QUERY_BUFFER, sizeof init, init, GL_DYNAMIC_READ);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q), PERFQ_OK);
+    glt_draw_quads(&T, 1, 0);
+    perfq_gl_vquery_end(cur(), q);
+    assert_int_equal(vq_value(q), quad_samples(1));
+    GLint bound = 0;
+    gl.glGetIntegerv(GL_QUERY_BUFFER_BINDING, &bound);
+    assert_int_equal(bound, (GLint)buf);
+    GLuint64 now[2] = {0, 0};
+    gl.glGetBufferSubData(GL_QUERY_BUFFER, 0, sizeof now, now);
+    assert_memory_equal(now, init, sizeof init);
+    /* And a split program query's result goes into the program's buffer, as GL would. */
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    gl.glBeginQuery(target, p);
+    struct perfq_gl_vquery *q2 = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q2), PERFQ_OK);
+    glt_draw_quads(&T, 2, 0);
+    gl.glEndQuery(target);
+    perfq_gl_vquery_end(cur(), q2);
+    gl.glGetQueryObjectui64v(p, GL_QUERY_RESULT, (GLuint64 *)(uintptr_t)8);
+    gl.glGetBufferSubData(GL_QUERY_BUFFER, 0, sizeof now, now);
+    assert_int_equal(now[0], init[0]);
+    assert_int_equal(now[1], quad_samples(2));
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glBindBuffer(GL_QUERY_BUFFER, 0);
+    gl.glDeleteBuffers(1, &buf);
+    gl.glDeleteQueries(1, &p);
+    perfq_gl_vquery_free(cur(), q);
+    perfq_gl_vquery_free(cur(), q2);
+}
+
+/* The program's own TIME_ELAPSED query beside perfq's timer and an ANGLE query. */
+static void test_program_time_elapsed_beside_perfq(void **state)
+{
+    (void)state;
+    if (!perfq_gl_vquery_target_supported(cur(), GL_TIME_ELAPSED))
+        skip();
+    GLuint p = 0, a = 0;
+    gl.glGenQueries(1, &p);
+    gl.glGenQueriesANGLE(1, &a);
+    struct perfq_gl_vquery *q = NULL;
+    gl.glBeginQuery(GL_TIME_ELAPSED, p);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_TIME_ELAPSED, 0, &q), PERFQ_OK);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);
+    glt_draw_quads(&T, 4, 100);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    GLint current = 0;
+    gl.glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &current);
+    assert_int_equal(current, (GLint)p);
+    gl.glEndQuery(GL_TIME_ELAPSED);
+    perfq_gl_vquery_end(cur(), q);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint64 prog = 0, angle = 0;
+    gl.glGetQueryObjectui64v(p, GL_QUERY_RESULT, &prog);
+    gl.glGetQueryObjectui64vANGLE(a, GL_QUERY_RESULT_ANGLE, &angle);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(prog > 0);
+    assert_true(angle > 0);
+    printf("# program TIME_ELAPSED %llu ns (driver's timer), ANGLE %llu ns (%s path)\n",
+           (unsigned long long)prog, (unsigned long long)angle,
+           perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_FENCE ? "fence" : "query");
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(1, &p);
+    gl.glDeleteQueriesANGLE(1, &a);
+}
+
+static void test_timer_service(void **state)
+{
+    (void)state;
+    perfq_gl_timer_path_t path = perfq_gl_timer_path(cur());
+    assert_int_not_equal(path, PERFQ_GL_TIMER_NONE);
+    if (strncmp(cur()->renderer, "llvmpipe", 8) == 0)
+        assert_int_equal(path, PERFQ_GL_TIMER_FENCE);
+    assert_true(perfq_gl_timer_resolution_ns(cur()) > 0);
+    assert_true(perfq_gl_timer_bits(cur(), 0) >= 30);
+    struct perfq_gl_timer *a = NULL, *s0 = NULL, *s1 = NULL;
+    assert_int_equal(perfq_gl_timer_stamp(cur(), &s0), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+    glt_draw_quads(&T, 8, 500);
+    assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_ESTATE);
+    assert_int_equal(perfq_gl_timer_stamp(cur(), &s1), PERFQ_OK);
+    uint64_t ns = 0, t0 = 0, t1 = 0;
+    assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_result(cur(), s0, 1, &t0), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_result(cur(), s1, 1, &t1), PERFQ_OK);
+    assert_true(ns > 0);
+    assert_true(t1 > t0);
+    /* The interval lies between the two stamps around it (+ the path's resolution). */
+    assert_true(ns <= t1 - t0 + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
+    assert_false(perfq_gl_timer_disjoint(a));
+    perfq_gl_timer_free(cur(), a);
+    perfq_gl_timer_free(cur(), s0);
+    perfq_gl_timer_free(cur(), s1);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+/* ---- hooks ---- */
+static int created_calls, destroyed_calls, destroyed_gl_usable = -1;
+static void *hook_created(struct perfq_gl_context *ctx)
+{
+    (void)ctx;
+    created_calls++;
+    return &created_calls;
+}
+static void hook_destroyed(struct perfq_gl_context *ctx, void *data, int gl_usable)
+{
+    (void)ctx;
+    assert_ptr_equal(data, &created_calls);
+    destroyed_calls++;
+    destroyed_gl_usable = gl_usable;
+}
+static int hook_slot = -1;
+
+static void test_context_hooks(void **state)
+{
+    (void)state;
+    struct glt t2;
+    int created0 = created_calls, destroyed0 = destroyed_calls;
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    /* Destroyed while current: the hooks run when it is released, with GL usable. */
+    assert_int_equal(glt_create(&t2, dpy, kind, 16, 16), 0);
+    assert_int_equal(created_calls, created0 + 1);
+    assert_ptr_equal(perfq_gl_context_data(cur(), hook_slot), &created_calls);
+    struct perfq_gl_vquery *q = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), samples_target(), 0, &q), PERFQ_OK);
+    GLuint a = 0;
+    gl.glGenQueriesANGLE(1, &a);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, a);   /* left active at destruction */
+    perfq_gl_vquery_free(cur(), q);
+    eglDestroyContext(dpy, t2.ctx);
+    assert_int_equal(destroyed_calls, destroyed0);
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    assert_int_equal(destroyed_calls, destroyed0 + 1);
+    assert_int_equal(destroyed_gl_usable, 1);
+    /* Destroyed while not current: at once, GL not usable. */
+    assert_int_equal(glt_create(&t2, dpy, kind, 16, 16), 0);
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(dpy, t2.ctx);
+    assert_int_equal(destroyed_calls, destroyed0 + 2);
+    assert_int_equal(destroyed_gl_usable, 0);
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx);
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.contexts, before.contexts);
+    assert_int_equal(after.angle_queries, before.angle_queries);
+    assert_int_equal(after.timers, before.timers);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(after.program_records, before.program_records);
+}
+
+/* ---- two contexts on two threads ---- */
+struct thread_arg {
+    int ok;
+    char why[128];
+};
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *arg = p;
+    struct glt t;
+    if (glt_create(&t, dpy, kind, W, H) != 0) {
+        snprintf(arg->why, sizeof arg->why, "no context");
+        return NULL;
+    }
+    GLenum target = samples_target();
+    arg->ok = 1;
+    for (int i = 0; i < 50 && arg->ok; i++) {
+        GLuint pq = 0, aq = 0;
+        gl.glGenQueries(1, &pq);
+        gl.glGenQueriesANGLE(1, &aq);
+        struct perfq_gl_vquery *q = NULL;
+        struct perfq_gl_context *c = perfq_gl_current_context();
+        gl.glBeginQuery(target, pq);
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, aq);
+        if (perfq_gl_vquery_begin(c, target, 0, &q) != PERFQ_OK)
+            arg->ok = 0;
+        glt_draw_quads(&t, 1 + i % 3, 0);
+        gl.glEndQuery(target);
+        perfq_gl_vquery_end(c, q);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        uint64_t v = 0;
+        GLuint64 ns = 0;
+        perfq_gl_vquery_result(c, q, 1, &v);
+        GLuint pv = prog_result(pq);
+        gl.glGetQueryObjectui64vANGLE(aq, GL_QUERY_RESULT_ANGLE, &ns);
+        if (v != quad_samples(1 + i % 3) || pv != quad_samples(1 + i % 3) || ns == 0 ||
+            gl.glGetError() != GL_NO_ERROR) {
+            arg->ok = 0;
+            snprintf(arg->why, sizeof arg->why, "round %d: perfq %llu program %u angle %llu", i,
+                     (unsigned long long)v, pv, (unsigned long long)ns);
+        }
+        perfq_gl_vquery_free(c, q);
+        gl.glDeleteQueries(1, &pq);
+        gl.glDeleteQueriesANGLE(1, &aq);
+    }
+    glt_destroy(&t);
+    return NULL;
+}
+
+static void test_two_threads(void **state)
+{
+    (void)state;
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    pthread_t th[2];
+    struct thread_arg args[2];
+    memset(args, 0, sizeof args);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx);
+    for (int i = 0; i < 2; i++) {
+        if (!args[i].ok)
+            fail_msg("thread %d: %s", i, args[i].why);
+    }
+}
+
+/* Thousands of logical queries beside the program's, without growth. */
+static void test_cycles_without_growth(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    for (int i = 0; i < 2000; i++) {
+        GLuint p = 0;
+        gl.glGenQueries(1, &p);
+        struct perfq_gl_vquery *q = NULL;
+        if (i % 2)
+            gl.glBeginQuery(target, p);
+        perfq_gl_vquery_begin(cur(), target, 0, &q);
+        if (i % 2)
+            gl.glEndQuery(target);
+        perfq_gl_vquery_end(cur(), q);
+        uint64_t v;
+        if (i % 3 == 0)
+            perfq_gl_vquery_result(cur(), q, 1, &v);
+        perfq_gl_vquery_free(cur(), q);
+        if (i % 2 && i % 4 == 1)
+            prog_result(p);
+        gl.glDeleteQueries(1, &p);
+    }
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(after.program_records, before.program_records);
+    assert_true(after.segments <= before.segments + PERFQ_GL_VQ_POOL_MAX);
+}
+
+int main(int argc, char **argv)
+{
+    kind = glt_kind_from_args(argc, argv);
+    hook_slot = perfq_gl_register_context_hooks("test", hook_created, hook_destroyed);
+    if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, W, H) != 0)
+        return GLT_SKIP;
+    if (!perfq_gl_vquery_target_supported(cur(), samples_target())) {
+        fprintf(stderr, "no occlusion queries here: skipping\n");
+        return GLT_SKIP;
+    }
+    printf("# %s: %s | %s\n", glt_kind_name(kind), cur()->renderer, cur()->version);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_samples_interleaved, setup_each),
+        cmocka_unit_test_setup(test_samples_nested, setup_each),
+        cmocka_unit_test_setup(test_any_samples_beside_count, setup_each),
+        cmocka_unit_test_setup(test_primitives_generated, setup_each),
+        cmocka_unit_test_setup(test_pipeline_statistics, setup_each),
+        cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
+        cmocka_unit_test_setup(test_program_state_unchanged, setup_each),
+        cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),
+        cmocka_unit_test_setup(test_timer_service, setup_each),
+        cmocka_unit_test_setup(test_context_hooks, setup_each),
+        cmocka_unit_test_setup(test_two_threads, setup_each),
+        cmocka_unit_test_setup(test_cycles_without_growth, setup_each),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    glt_destroy(&T);
+    return rc;
+}
