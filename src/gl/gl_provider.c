@@ -241,6 +241,8 @@ static perfq_status_t gl_begin(void *session)
     if (ss->link->gl_lost)
         return PERFQ_ESTATE;
     perfq_status_t st = PERFQ_OK;
+    /* One guard around the batch: the services' own guards nest inside it cheaply. */
+    perfq_gl_error_guard_begin(ss->ctx);
     if (ss->need_timer)
         st = perfq_gl_timer_begin(ss->ctx, &ss->timer);
     for (size_t i = 0; st == PERFQ_OK && i < ss->count; i++)
@@ -248,6 +250,7 @@ static perfq_status_t gl_begin(void *session)
             st = perfq_gl_vquery_begin(ss->ctx, ss->targets[i], 0, &ss->queries[i]);
     if (st != PERFQ_OK)
         session_release(ss);   /* frees end what was begun: nothing stays active */
+    perfq_gl_error_guard_end(ss->ctx);
     return st;
 }
 
@@ -258,6 +261,7 @@ static perfq_status_t gl_end(void *session)
     /* The context is gone: nothing to end on the GPU (the frees release CPU memory only). */
     if (ss->link->gl_lost)
         return PERFQ_ESTATE;
+    perfq_gl_error_guard_begin(ss->ctx);
     /* End everything even if one end fails: nothing may stay active. */
     for (size_t i = 0; i < ss->count; i++) {
         if (!ss->queries[i])
@@ -271,14 +275,25 @@ static perfq_status_t gl_end(void *session)
         if (e != PERFQ_OK && st == PERFQ_OK)
             st = e;
     }
+    perfq_gl_error_guard_end(ss->ctx);
     return st;
 }
+
+static perfq_status_t session_result(struct gl_session *ss, int wait, perfq_value_t *values);
 
 static perfq_status_t gl_result(void *session, int wait, perfq_value_t *values)
 {
     struct gl_session *ss = session;
     if (ss->link->gl_lost)
         return PERFQ_ESTATE;
+    perfq_gl_error_guard_begin(ss->ctx);
+    perfq_status_t st = session_result(ss, wait, values);
+    perfq_gl_error_guard_end(ss->ctx);
+    return st;
+}
+
+static perfq_status_t session_result(struct gl_session *ss, int wait, perfq_value_t *values)
+{
     uint64_t timer_ns = 0;
     int split = 0, disjoint = 0;
     /* The timer ended last: once it is ready, the queries usually are. */
