@@ -85,6 +85,27 @@ static size_t count_properties(const cl_queue_properties *p)
     return n;   /* key/value entries, without the terminator */
 }
 
+/* The driver's queue creation. A loader table from before OpenCL 2.0 has no
+ * clCreateCommandQueueWithProperties: the 1.x entry point then takes a list that holds only
+ * CL_QUEUE_PROPERTIES (what cl_khr_create_command_queue adds beyond it needs a 2.0 driver). */
+static cl_command_queue next_create(cl_context context, cl_device_id device,
+                                    const cl_queue_properties *properties, cl_int *errcode_ret)
+{
+    if (perfq_cl_next.clCreateCommandQueueWithProperties)
+        return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
+                                                                errcode_ret);
+    cl_command_queue_properties bits = 0;
+    for (size_t i = 0; properties && properties[i]; i += 2) {
+        if (properties[i] != CL_QUEUE_PROPERTIES) {
+            if (errcode_ret)
+                *errcode_ret = CL_INVALID_PROPERTY;
+            return NULL;
+        }
+        bits = properties[i + 1];
+    }
+    return perfq_cl_next.clCreateCommandQueue(context, device, bits, errcode_ret);
+}
+
 static cl_command_queue create_queue(cl_context context, cl_device_id device,
                                      const cl_queue_properties *properties, cl_int *errcode_ret)
 {
@@ -98,13 +119,11 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
         }
     }
     if (!counters_value)
-        return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
-                                                                errcode_ret);
+        return next_create(context, device, properties, errcode_ret);
     int native = 0;
     cl_int err = perfq_cl_device_native(device, &native);
     if (err == CL_SUCCESS && native)
-        return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
-                                                                errcode_ret);
+        return next_create(context, device, properties, errcode_ret);
     struct perfq_cl_config *config = NULL;
     /* Not in spec: the property given twice is CL_INVALID_VALUE, as core properties are. */
     if (err == CL_SUCCESS)
@@ -157,8 +176,7 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
         down[m++] = CL_QUEUE_PROFILING_ENABLE;
     }
     down[m] = 0;
-    cl_command_queue queue =
-        perfq_cl_next.clCreateCommandQueueWithProperties(context, device, down, &err);
+    cl_command_queue queue = next_create(context, device, down, &err);
     free(down);
     if (!queue) {
         perfq_cl_config_unref(config);
@@ -331,6 +349,8 @@ static cl_int CL_API_CALL SetCommandQueueProperty_wrap(cl_command_queue queue,
 
 void perfq_cl_install_queue_properties(cl_icd_dispatch *d)
 {
+    /* Left NULL when the loader's table has no such entry (clInitLayer clears past its end);
+     * the KHR entry point then creates through clCreateCommandQueue. */
     d->clCreateCommandQueueWithProperties = CreateCommandQueueWithProperties_wrap;
     d->clGetCommandQueueInfo = GetCommandQueueInfo_wrap;
     d->clRetainCommandQueue = RetainCommandQueue_wrap;
