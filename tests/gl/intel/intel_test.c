@@ -11,10 +11,18 @@ static pthread_mutex_t display_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int gltest_want_gles(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--gles") == 0)
-            return 1;
-    return 0;
+            return GLTEST_GLES;
+        if (strcmp(argv[i], "--compat") == 0)
+            return GLTEST_COMPAT;
+    }
+    return GLTEST_CORE;
+}
+
+const char *gltest_kind_name(const struct gltest *t)
+{
+    return t->gles ? "GLES" : t->compat ? "desktop GL compatibility" : "desktop GL core";
 }
 
 uint64_t gltest_now_ns(void)
@@ -24,21 +32,25 @@ uint64_t gltest_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static EGLContext try_context(EGLDisplay dpy, int gles)
+static EGLContext try_context(EGLDisplay dpy, int kind)
 {
-    if (!eglBindAPI(gles ? EGL_OPENGL_ES_API : EGL_OPENGL_API))
+    if (!eglBindAPI(kind == GLTEST_GLES ? EGL_OPENGL_ES_API : EGL_OPENGL_API))
         return EGL_NO_CONTEXT;
-    const EGLint gl_attribs[] = {
+    const EGLint core_attribs[] = {
         EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
         EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint compat_attribs[] = {
+        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+        EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT, EGL_NONE};
     const EGLint es_attribs[] = {
         EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE};
     return eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                            gles ? es_attribs : gl_attribs);
+                            kind == GLTEST_GLES ? es_attribs
+                            : kind == GLTEST_COMPAT ? compat_attribs : core_attribs);
 }
 
 /* The first EGL device (then the surfaceless platform) that creates a context of the API. */
-static int open_display(struct gltest *t, int gles)
+static int open_display(struct gltest *t, int kind)
 {
     PFNEGLQUERYDEVICESEXTPROC query_devices =
         (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
@@ -57,7 +69,7 @@ static int open_display(struct gltest *t, int gles)
         EGLint major, minor;
         if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor))
             continue;
-        EGLContext ctx = try_context(dpy, gles);
+        EGLContext ctx = try_context(dpy, kind);
         if (ctx != EGL_NO_CONTEXT) {
             t->dpy = dpy;
             t->ctx = ctx;
@@ -67,18 +79,20 @@ static int open_display(struct gltest *t, int gles)
     return -1;
 }
 
-int gltest_create(struct gltest *t, int gles, int width, int height)
+int gltest_create(struct gltest *t, int kind, int width, int height)
 {
     memset(t, 0, sizeof(*t));
-    t->gles = gles;
+    t->gles = kind == GLTEST_GLES;
+    t->compat = kind == GLTEST_COMPAT;
     t->width = width;
     t->height = height;
     pthread_mutex_lock(&display_lock);
-    int r = open_display(t, gles);
+    int r = open_display(t, kind);
     pthread_mutex_unlock(&display_lock);
     if (r != 0) {
         fprintf(stderr, "no EGL device gives a %s context: skipped\n",
-                gles ? "GLES 3" : "desktop GL 3.3 core");
+                kind == GLTEST_GLES ? "GLES 3" : kind == GLTEST_COMPAT
+                ? "desktop GL 3.3 compatibility" : "desktop GL 3.3 core");
         return INTEL_TEST_SKIP;
     }
 #define T_LOAD(type, name)                                                \

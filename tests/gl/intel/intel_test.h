@@ -14,6 +14,11 @@
 #include <GL/glext.h>
 #include <stdint.h>
 
+/* Context kinds (the command line's --gles, --compat; core profile otherwise). */
+#define GLTEST_CORE 0
+#define GLTEST_GLES 1
+#define GLTEST_COMPAT 2
+
 /* The exit status meson reads as "skipped". */
 #define INTEL_TEST_SKIP 77
 
@@ -106,6 +111,7 @@ struct gltest {
     EGLDisplay dpy;
     EGLContext ctx;
     int gles;
+    int compat;
     int width, height;
     GLuint fbo, rb, prog, vao, vbo;
     GLint iters_loc;
@@ -113,12 +119,15 @@ struct gltest {
     struct gl_fns gl;
 };
 
-/* Parses "--gles" in argv (desktop GL otherwise). */
+/* The context kind from argv: "--gles", "--compat", else desktop core profile. */
 int gltest_want_gles(int argc, char **argv);
+
+/* "GLES", "desktop GL core" or "desktop GL compatibility". */
+const char *gltest_kind_name(const struct gltest *t);
 
 /* Opens a display (once per process) and creates a context; does not make it current.
  * Returns 0, or INTEL_TEST_SKIP when no EGL device gives the requested API. */
-int gltest_create(struct gltest *t, int gles, int width, int height);
+int gltest_create(struct gltest *t, int kind, int width, int height);
 /* Makes it current and builds the framebuffer, shaders and buffers (idempotent per thread). */
 int gltest_make_current(struct gltest *t);
 void gltest_release(struct gltest *t);
@@ -138,7 +147,7 @@ GLuint gltest_query_id(struct gltest *t, const char *name);
 int gltest_counter_index(struct gltest *t, GLuint query_id, const char *name);
 uint64_t gltest_counter_u64(struct gltest *t, GLuint query_id, const char *name,
                             const void *data);
-/* Begin/end around nothing, and the result with WAIT, into data (size from the type). */
+/* The result with WAIT into data (size bytes); returns bytesWritten. */
 GLuint gltest_result_wait(struct gltest *t, GLuint handle, void *data, GLuint size);
 
 /* Monotonic clock, ns. */

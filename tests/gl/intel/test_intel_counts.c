@@ -304,7 +304,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "could not set up the GL context\n");
         return 1;
     }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
 #define TEST(f) cmocka_unit_test_setup(f, clear_errors)
     const struct CMUnitTest tests[] = {
         TEST(test_triangles_exact),

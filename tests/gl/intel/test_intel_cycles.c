@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "could not set up the GL context\n");
         return 1;
     }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cycles_no_growth),
         cmocka_unit_test(test_many_instances_then_none),

@@ -68,8 +68,8 @@ static void test_extension_listed(void **state)
     (void)state;
     assert_true(gltest_has_extension(&T, "GL_INTEL_performance_query"));
     expect_error(GL_NO_ERROR);
-    if (T.gles) {
-        /* GLES (and compatibility contexts) also list it in the single string. */
+    if (T.gles || T.compat) {
+        /* GLES and compatibility contexts also list it in the single string. */
         const char *all = (const char *)GL.glGetString(GL_EXTENSIONS);
         assert_non_null(all);
         assert_non_null(strstr(all, "GL_INTEL_performance_query"));
@@ -738,7 +738,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "could not set up the GL context\n");
         return 1;
     }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, T.gles ? "GLES" : "desktop GL");
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
 #define TEST(f) cmocka_unit_test_setup(f, clear_errors)
     const struct CMUnitTest tests[] = {
         TEST(test_extension_listed),

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Runs the GL_INTEL_performance_query tests from a build folder without meson (the GPU machine
+# has no meson): every test program on desktop GL core and compatibility and on GLES, then
+# benchmark (2).
+#   tests/gl/intel/run-device.sh BUILD_DIR
+# Prints each program's cmocka summary and exit status, and a last line "N passed, M failed,
+# K skipped" (exit status 77 counts as skipped).
+build=${1:-build-intel}
+dir="$build/tests/gl/intel"
+passed=0 failed=0 skipped=0
+run() {   # name, program, args...
+    local name=$1; shift
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    echo "--- $name: exit $rc"
+    printf '%s\n' "$out" | grep -E 'renderer:|GPU time|CPU Time|quad:|types |PASSED|FAILED  \]|SKIPPED  \] [0-9]|ERROR|LINE|skipped' | head -20
+    if [ $rc -eq 0 ]; then passed=$((passed + 1))
+    elif [ $rc -eq 77 ]; then skipped=$((skipped + 1))
+    else failed=$((failed + 1)); printf '%s\n' "$out" | tail -30; fi
+}
+for t in query-types; do
+    run "intel-$t" "$dir/test-intel-$t"
+done
+for t in errors counts nested threads cycles datasize; do
+    run "intel-$t" "$dir/test-intel-$t"
+    run "intel-$t-compat" "$dir/test-intel-$t" --compat
+    run "intel-$t-gles" "$dir/test-intel-$t" --gles
+done
+run intel-no-queries env PERFQ_DISABLE=clock,host,host-hw,rusage,proc-io,gl,gl-pipeline,gl-timer \
+    "$dir/test-intel-no-queries"
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+bench=$(find "$build/bench" -name 'intel-pipeline-statistics' -type f 2>/dev/null | head -1)
+if [ -n "$bench" ]; then
+    echo "--- benchmark (2), default timer path"
+    "$bench" 21 200
+    echo "--- benchmark (2), PERFQ_GL_TIMER=query"
+    PERFQ_GL_TIMER=query "$bench" 21 200
+fi
+[ $failed -eq 0 ]
