@@ -13,6 +13,7 @@
  *                driver's event timestamps cost, which the counters below need
  *   counters     the layer loaded; a queue with "Command Duration" and "Bytes Transferred"
  *                (the layer turns on driver profiling underneath: its cost is counted here)
+ *   bytes        the layer loaded; a queue with "Bytes Transferred" only (no profiling needed)
  * Two shapes: "blocking" (CL_TRUE: one command's full round trip) and "pipelined" (non-blocking,
  * clFinish every 64: the enqueue path alone dominates).
  * A last child ("--side stub") isolates the layer's own CPU work: it loads the layer with
@@ -104,18 +105,25 @@ static int run_side(const char *side)
     cl_queue_properties with[] = {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
                                   (cl_queue_properties)(uintptr_t)&config, 0};
     const cl_queue_properties *props = plain;
-    if (strcmp(side, "counters") == 0) {
+    int bytes_only = strcmp(side, "bytes") == 0;
+    if (strcmp(side, "counters") == 0 || bytes_only) {
         err = clGetDeviceInfo(dev, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, sizeof(counters),
                               counters, &size);
         if (err || size < 2 * sizeof(counters[0]))
             return fail("the layer is not loaded (CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY)", err);
-        int k = 0;
-        for (size_t i = 0; i < size / sizeof(counters[0]) && k < 2; i++)
-            if (!strcmp(counters[i].name, "Command Duration") ||
-                !strcmp(counters[i].name, "Bytes Transferred"))
-                descs[k++].uuid = counters[i].uuid;
-        if (k != 2)
-            return fail("counters missing", 0);
+        /* counters: Command Duration, Bytes Transferred; bytes: Bytes Transferred alone. */
+        const char *want_names[2] = {bytes_only ? "Bytes Transferred" : "Command Duration",
+                                     "Bytes Transferred"};
+        config.count = bytes_only ? 1 : 2;
+        for (cl_uint k = 0; k < config.count; k++) {
+            descs[k].uuid = 0;
+            descs[k].data = NULL;
+            for (size_t i = 0; i < size / sizeof(counters[0]); i++)
+                if (!strcmp(counters[i].name, want_names[k]))
+                    descs[k].uuid = counters[i].uuid;
+            if (!descs[k].uuid)
+                return fail("counter missing", 0);
+        }
         props = with;
     } else if (strcmp(side, "profiling") == 0) {
         props = profiling;
@@ -299,8 +307,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_cl_enqueue: no layer at %s (set PERFQ_CL_LAYER)\n", layer);
         return 1;
     }
-    enum { SIDES = 4 };
-    const char *sides[SIDES] = {"without", "passthrough", "profiling", "counters"};
+    enum { SIDES = 5 };
+    const char *sides[SIDES] = {"without", "passthrough", "profiling", "counters", "bytes"};
     double v[SIDES][2][ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
         for (int s = 0; s < SIDES; s++) {
@@ -328,6 +336,8 @@ int main(int argc, char **argv)
                "profiling %+.1f ns, layer %+.1f ns)   passthrough/without %.3f\n",
                shapes[k], m[3] / m[0], (m[3] / m[0] - 1) * 100, m[3] - m[0], m[2] - m[0],
                m[3] - m[2], m[1] / m[0]);
+        printf("%-9s  bytes-only counters (no profiling) %8.1f ns: ratio %.3f (overhead %+.1f%%, "
+               "%+.1f ns)\n", shapes[k], m[4], m[4] / m[0], (m[4] / m[0] - 1) * 100, m[4] - m[0]);
     }
     double stub[2];
     if (child("/proc/self/exe", "stub", layer, stub) != 0) {

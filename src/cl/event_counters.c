@@ -256,11 +256,70 @@ static cl_int CL_API_CALL ReleaseEvent_wrap(cl_event event)
     return err;
 }
 
+/* A callback may read the counters of its event after the program released its own reference
+ * (clSetEventCallback(ev, CL_COMPLETE, cb, ...); clReleaseEvent(ev); cb reads ev): the driver
+ * keeps the event alive for the callback, so the record stays until the callback returned. */
+struct callback_hold {
+    void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+    void *user_data;
+};
+
+static void drop_reference(cl_event event)
+{
+    struct event_record *gone = NULL;
+    pthread_mutex_lock(&perfq_cl_events.lock);
+    struct event_record *r = perfq_cl_table_find_locked(&perfq_cl_events, event);
+    if (r && --r->program_refs == 0)
+        gone = perfq_cl_table_remove_locked(&perfq_cl_events, event);
+    pthread_mutex_unlock(&perfq_cl_events.lock);
+    free_record(gone);
+}
+
+static void CL_CALLBACK callback_trampoline(cl_event event, cl_int status, void *data)
+{
+    struct callback_hold *h = data;
+    h->fn(event, status, h->user_data);
+    drop_reference(event);
+    free(h);
+}
+
+static cl_int CL_API_CALL SetEventCallback_wrap(cl_event event, cl_int type,
+                                                void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
+                                                void *user_data)
+{
+    if (!fn || perfq_cl_table_count_hint(&perfq_cl_events) == 0)
+        return perfq_cl_next.clSetEventCallback(event, type, fn, user_data);
+    struct callback_hold *h = malloc(sizeof(*h));
+    int held = 0;
+    if (h) {
+        pthread_mutex_lock(&perfq_cl_events.lock);
+        struct event_record *r = perfq_cl_table_find_locked(&perfq_cl_events, event);
+        if (r) {
+            r->program_refs++;
+            held = 1;
+        }
+        pthread_mutex_unlock(&perfq_cl_events.lock);
+    }
+    if (!held) {
+        free(h);
+        return perfq_cl_next.clSetEventCallback(event, type, fn, user_data);
+    }
+    h->fn = fn;
+    h->user_data = user_data;
+    cl_int err = perfq_cl_next.clSetEventCallback(event, type, callback_trampoline, h);
+    if (err != CL_SUCCESS) {
+        drop_reference(event);
+        free(h);
+    }
+    return err;
+}
+
 void perfq_cl_install_event_counters(cl_icd_dispatch *d)
 {
     d->clGetEventProfilingInfo = GetEventProfilingInfo_wrap;
     d->clRetainEvent = RetainEvent_wrap;
     d->clReleaseEvent = ReleaseEvent_wrap;
+    d->clSetEventCallback = SetEventCallback_wrap;
 }
 
 void perfq_cl_event_counters_fini(void)

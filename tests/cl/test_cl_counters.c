@@ -493,6 +493,57 @@ static void native_kernel(void **state)
     clReleaseCommandQueue(q);
 }
 
+struct callback_result {
+    volatile int done;
+    cl_int err;
+    result_t r;
+};
+
+static void CL_CALLBACK read_in_callback(cl_event ev, cl_int status, void *data)
+{
+    struct callback_result *out = data;
+    (void)status;
+    out->err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
+                                       sizeof(out->r), &out->r, NULL);
+    __atomic_store_n(&out->done, 1, __ATOMIC_RELEASE);
+}
+
+static void results_in_callback_after_release(void **state)
+{
+    (void)state;
+    /* The program gives up its reference at once; its callback still reads the counters. */
+    const char *names[] = {"Bytes Transferred"};
+    cl_command_queue q = counter_queue(0, 1, names);
+    cl_mem a = buffer(4096);
+    static char host[4096];
+    cl_int err;
+    cl_event user = clCreateUserEvent(env.context, &err);
+    struct callback_result out = {0, 0, {{0}}};
+    cl_event ev;
+    assert_int_equal(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, 999, host, 1, &user, &ev), 0);
+    assert_int_equal(clSetEventCallback(ev, CL_COMPLETE, read_in_callback, &out), CL_SUCCESS);
+    clReleaseEvent(ev);
+    clSetUserEventStatus(user, CL_COMPLETE);
+    clFinish(q);
+    while (!__atomic_load_n(&out.done, __ATOMIC_ACQUIRE))
+        ;
+    assert_int_equal(out.err, CL_SUCCESS);
+    assert_int_equal(out.r.uint64, 999);
+    /* The record goes once the callback returned. */
+    for (int i = 0; i < 1000000; i++) {
+        size_t events = 1;
+        layer_counts(NULL, &events, NULL);
+        if (events == 0)
+            break;
+    }
+    size_t events = 1;
+    layer_counts(NULL, &events, NULL);
+    assert_int_equal(events, 0);
+    clReleaseEvent(user);
+    clReleaseMemObject(a);
+    clReleaseCommandQueue(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +558,7 @@ int main(void)
         cmocka_unit_test(bytes_only_queue_keeps_profiling_off),
         cmocka_unit_test(svm_bytes),
         cmocka_unit_test(native_kernel),
+        cmocka_unit_test(results_in_callback_after_release),
     };
     int rc = cl_env_open();
     if (rc == 0)
