@@ -58,6 +58,8 @@ struct perfq_gl_timer_state {
     pthread_cond_t work, done;
     struct fence_stamp *head, *tail;
     int stop, started;
+    int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
+    int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
     pthread_t thread;
 };
 
@@ -188,11 +190,14 @@ static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
         free(f);
         return NULL;
     }
-    /* The helper's wait cannot flush this context (it is not current there): flush here so the
-     * fence is sure to reach the driver's queue. Mesa flushes at fence creation already. */
-    perfq_gl_error_guard_begin(&c->pub);
-    gl->glFlush();
-    perfq_gl_error_guard_end(&c->pub);
+    /* The helper's wait cannot flush this context (it is not current there): the fence must
+     * reach the driver's queue now. Mesa flushes when it creates a fence (dri2_create_sync ->
+     * st flush); elsewhere, flush here. */
+    if (!s->driver_flushes_fences) {
+        perfq_gl_error_guard_begin(&c->pub);
+        gl->glFlush();
+        perfq_gl_error_guard_end(&c->pub);
+    }
     f->refs = 2;
     atomic_fetch_add(&fences_pending, 1);
     pthread_mutex_lock(&s->lock);
@@ -288,6 +293,8 @@ static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
         return s;
     s->decided = 1;
     s->dpy = c->pub.display;
+    s->driver_flushes_fences = strstr(c->pub.version, "Mesa") != NULL;
+    s->has_disjoint = perfq_gl_has_driver_extension(&c->pub, "GL_EXT_disjoint_timer_query");
     int timer_queries = perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
                         perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter;
     int bits = timer_queries ? query_bits(c, GL_TIME_ELAPSED) : 0;
@@ -367,8 +374,7 @@ int perfq_gl_timer_bits(struct perfq_gl_context *pub, int timestamp)
 static void poll_disjoint(struct perfq_gl_ctx *c)
 {
     struct perfq_gl_timer_state *s = c->timer;
-    if (s->path != PERFQ_GL_TIMER_QUERY ||
-        !perfq_gl_has_driver_extension(&c->pub, "GL_EXT_disjoint_timer_query"))
+    if (s->path != PERFQ_GL_TIMER_QUERY || !s->has_disjoint)
         return;
     GLint d = 0;
     perfq_gl_error_guard_begin(&c->pub);

@@ -60,9 +60,39 @@ static int gles(struct perfq_gl_ctx *c, int major, int minor)
     return c->pub.api == PERFQ_GL_API_GLES && perfq_gl_version_at_least(&c->pub, major, minor);
 }
 
+static int target_supported_uncached(struct perfq_gl_ctx *c, GLenum target);
+
+/* A small index for the cache of target_supported: 0..15, or -1. */
+static int target_index(GLenum target)
+{
+    switch (target) {
+    case GL_SAMPLES_PASSED: return 0;
+    case GL_ANY_SAMPLES_PASSED: return 1;
+    case GL_ANY_SAMPLES_PASSED_CONSERVATIVE: return 2;
+    case GL_TIME_ELAPSED: return 3;
+    case GL_PRIMITIVES_GENERATED: return 4;
+    default: break;
+    }
+    int slot = perfq_gl_vq_slot_of(target, 0);
+    return slot >= 6 ? 5 + (slot - 6) : -1;
+}
+
 int perfq_gl_vquery_target_supported(struct perfq_gl_context *pub, GLenum target)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    int i = target_index(target);
+    if (i < 0)
+        return 0;
+    if (c->vq && c->vq->supported[i] >= 0)
+        return c->vq->supported[i];
+    int r = target_supported_uncached(c, target);
+    if (c->vq)
+        c->vq->supported[i] = (signed char)r;
+    return r;
+}
+
+static int target_supported_uncached(struct perfq_gl_ctx *c, GLenum target)
+{
     int gl = c->pub.api == PERFQ_GL_API_GL;
     switch (target) {
     case GL_TIME_ELAPSED:
@@ -127,6 +157,7 @@ struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *c)
         struct perfq_gl_vq_state *s = calloc(1, sizeof *s);
         if (!s)
             return NULL;
+        memset(s->supported, -1, sizeof s->supported);
         choose_fns(c, &s->fn);
         for (int i = 0; i < PERFQ_GL_VQ_SLOTS; i++) {
             struct perfq_gl_vq_slot *sl = &s->slots[i];

@@ -78,6 +78,7 @@ struct perfq_gl_vq_state {
     struct perfq_gl_name_table records;     /* program name -> split program record */
     struct perfq_gl_name_table internal;    /* the layer's driver names -> segment */
     struct perfq_gl_query_fns fn;
+    signed char supported[16];              /* target_supported, cached: -1 unknown */
 };
 
 struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
