@@ -29,7 +29,7 @@ done
 run intel-no-queries env PERFQ_DISABLE=clock,host,host-hw,rusage,proc-io,gl,gl-pipeline,gl-timer \
     "$dir/test-intel-no-queries"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
-bench=$(find "$build/bench" -name 'intel-pipeline-statistics' -type f 2>/dev/null | head -1)
+bench=$(find "$build/bench" -name 'bench-intel-pipeline-statistics' -type f 2>/dev/null | head -1)
 if [ -n "$bench" ]; then
     echo "--- benchmark (2), default timer path"
     "$bench" 21 200
