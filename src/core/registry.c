@@ -1,5 +1,6 @@
 /* The built-in providers, in the order they are probed and listed. Adding a source of counters
  * is one file and one line here. */
+#include "cl/command_provider.h"
 #include "core/instance.h"
 
 extern const struct perfq_provider_ops perfq_host_perf_provider;
@@ -12,6 +13,7 @@ const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_rusage_provider,
     &perfq_host_procio_provider,
     &perfq_host_clock_provider,
+    &perfq_cl_command_provider,
 };
 const size_t perfq__builtin_provider_count =
     sizeof(perfq__builtin_providers) / sizeof(perfq__builtin_providers[0]);
