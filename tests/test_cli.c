@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 static const char *perfq_path;
+static const char *fake_loader_path;   /* a libOpenCL.so.1 that ignores OPENCL_LAYERS */
 
 struct run_result {
     int status;        /* exit status, or 128+signal */
@@ -241,6 +242,7 @@ static void test_run_injects_layers(void **state)
     setenv("PERFQ_LAYER_DIR", dir, 1);
     setenv("OPENCL_LAYERS", "/other/layer.so", 1);
     unsetenv("LD_PRELOAD");
+    unsetenv("LD_LIBRARY_PATH");   /* the system's OpenCL loader, which reads OPENCL_LAYERS */
     struct run_result *r = result();
     run_perfq(r, (const char *[]){"run", "--", "sh", "-c",
                                   "printf '%s|%s' \"$LD_PRELOAD\" \"$OPENCL_LAYERS\"", NULL});
@@ -263,13 +265,44 @@ static void test_run_injects_layers(void **state)
     rmdir(dir);
 }
 
+/* Under a loader that ignores OPENCL_LAYERS, perfq run preloads the system loader that reads
+ * it (ocl-icd here), so that the OpenCL layer loads. */
+static void test_run_replaces_layerless_loader(void **state)
+{
+    (void)state;
+    static const char system_loader[] = "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1";
+    if (access(system_loader, R_OK) != 0)
+        skip();
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", fake_loader_path);
+    *strrchr(dir, '/') = '\0';
+    char layers[] = "/tmp/perfq-layers2-XXXXXX", cl[128];
+    assert_non_null(mkdtemp(layers));
+    snprintf(cl, sizeof(cl), "%s/libperfq-cl.so", layers);
+    close(open(cl, O_CREAT | O_WRONLY, 0644));
+    setenv("PERFQ_LAYER_DIR", layers, 1);
+    setenv("LD_LIBRARY_PATH", dir, 1);
+    unsetenv("LD_PRELOAD");
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"run", "-v", "--", "sh", "-c", "printf '%s' \"$LD_PRELOAD\"",
+                                  NULL});
+    unsetenv("LD_LIBRARY_PATH");
+    unsetenv("PERFQ_LAYER_DIR");
+    assert_int_equal(r->status, 0);
+    assert_string_equal(r->out, system_loader);
+    assert_non_null(strstr(r->err, "ignores OPENCL_LAYERS"));
+    unlink(cl);
+    rmdir(layers);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-PERFQ\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PATH-TO-PERFQ PATH-TO-FAKE-LIBOPENCL\n", argv[0]);
         return 2;
     }
     perfq_path = argv[1];
+    fake_loader_path = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_json_parses),
         cmocka_unit_test(test_stat_exit_status_and_child_cpu),
@@ -279,6 +312,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unavailable_counter_named),
         cmocka_unit_test(test_run_execs_with_status),
         cmocka_unit_test(test_run_injects_layers),
+        cmocka_unit_test(test_run_replaces_layerless_loader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

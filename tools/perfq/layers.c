@@ -3,8 +3,16 @@
  * Where: $PERFQ_LAYER_DIR; else, when perfq runs from its build tree, the build's src/gl and
  * src/cl; else the install libdir. The GL layer goes first in LD_PRELOAD, the OpenCL layer
  * first in OPENCL_LAYERS (both keep what the user had there).
+ *
+ * OPENCL_LAYERS is read by the ICD loader, and not every loader reads it: NVIDIA's CUDA
+ * toolkit ships a small libOpenCL.so.1 that ignores it, and CUDA setups put that one first on
+ * LD_LIBRARY_PATH. When the loader the command would get ignores layers, perfq preloads a
+ * system loader that honours them (same soname and ICD files, so the program's own
+ * libOpenCL.so.1 dependency binds to it), or warns when there is none.
  */
+#include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +43,44 @@ static int find_layer(const char *file, const char *build_subdir, char *out, siz
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+/* Does the ICD loader at path read OPENCL_LAYERS? Both ocl-icd and the Khronos loader name the
+ * variable in their code; loaders without layer support do not. */
+static int loader_reads_layers(const char *path)
+{
+    static const char needle[] = "OPENCL_LAYERS";
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char buf[65536 + sizeof(needle)];
+    size_t keep = 0, n;
+    int found = 0;
+    while (!found && (n = fread(buf + keep, 1, sizeof(buf) - keep, f)) > 0) {
+        size_t len = keep + n;
+        found = memmem(buf, len, needle, sizeof(needle) - 1) != NULL;
+        keep = len < sizeof(needle) ? len : sizeof(needle) - 1;
+        memmove(buf, buf + len - keep, keep);
+    }
+    fclose(f);
+    return found;
+}
+
+/* The libOpenCL.so.1 a command started with this environment would load (resolved the same
+ * way, through this process's LD_LIBRARY_PATH and the linker cache). */
+static int resolve_loader(char *out, size_t size)
+{
+    void *h = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!h)
+        return -1;
+    struct link_map *map = NULL;
+    int rc = -1;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0]) {
+        snprintf(out, size, "%s", map->l_name);
+        rc = 0;
+    }
+    dlclose(h);
+    return rc;
+}
+
 static int prepend(const char *var, const char *value, const char *sep)
 {
     const char *old = getenv(var);
@@ -48,6 +94,30 @@ static int prepend(const char *var, const char *value, const char *sep)
     int rc = setenv(var, joined, 1);
     free(joined);
     return rc;
+}
+
+static void ensure_layer_capable_loader(int verbose)
+{
+    static const char *const system_loaders[] = {
+        "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1", "/usr/lib/aarch64-linux-gnu/libOpenCL.so.1",
+        "/usr/lib64/libOpenCL.so.1", "/usr/lib/libOpenCL.so.1",
+    };
+    char loader[PATH_MAX];
+    if (resolve_loader(loader, sizeof(loader)) != 0 || loader_reads_layers(loader))
+        return;   /* no OpenCL here, or a loader that reads OPENCL_LAYERS */
+    for (size_t i = 0; i < sizeof(system_loaders) / sizeof(system_loaders[0]); i++) {
+        if (access(system_loaders[i], R_OK) == 0 && loader_reads_layers(system_loaders[i])) {
+            if (prepend("LD_PRELOAD", system_loaders[i], ":") == 0) {
+                if (verbose)
+                    fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; "
+                            "preloading %s instead\n", loader, system_loaders[i]);
+                return;
+            }
+        }
+    }
+    fprintf(stderr, "perfq: warning: the OpenCL loader %s ignores OPENCL_LAYERS and no loader "
+            "that reads it was found: the OpenCL layer will not load (install ocl-icd)\n",
+            loader);
 }
 
 int layers_inject(int verbose)
@@ -69,6 +139,8 @@ int layers_inject(int verbose)
         }
         char real[PATH_MAX];
         const char *use = realpath(path, real) ? real : path;
+        if (strcmp(layers[i].var, "OPENCL_LAYERS") == 0)
+            ensure_layer_capable_loader(verbose);
         if (prepend(layers[i].var, use, layers[i].sep) == 0) {
             found++;
             if (verbose)
