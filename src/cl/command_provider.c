@@ -35,8 +35,9 @@ static const struct perfq_counter_desc counters[] = {
       "0 for other commands",
       PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, 0, PERFQ_CL_WORK_ITEMS),
     C("Work Groups", "Execution",
-      "Work-groups of an NDRange command (product of ceil(global/local)); 0 when the driver "
-      "chose the local size (NULL local size, no reqd_work_group_size) or for other commands",
+      "Work-groups of an NDRange command (product of ceil(global/local); 1 for a task); 0 when "
+      "the driver chose the local size (NULL local size, no reqd_work_group_size) or for other "
+      "commands",
       PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, 0, PERFQ_CL_WORK_GROUPS),
 };
 
