@@ -544,6 +544,28 @@ static void results_in_callback_after_release(void **state)
     clReleaseCommandQueue(q);
 }
 
+static void results_after_queue_release(void **state)
+{
+    (void)state;
+    /* The event outlives the program's queue: its results stay readable. */
+    const char *names[] = {"Bytes Transferred", "Command Duration"};
+    cl_command_queue q = counter_queue(0, 2, names);
+    cl_mem a = buffer(4096);
+    static char host[4096];
+    cl_event ev;
+    assert_int_equal(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, 2048, host, 0, NULL, &ev), 0);
+    clFinish(q);
+    clReleaseCommandQueue(q);
+    result_t r[2];
+    read_results(ev, 2, r);
+    assert_int_equal(r[0].uint64, 2048);
+    cl_ulong t;
+    assert_int_equal(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t), &t, NULL),
+                     CL_PROFILING_INFO_NOT_AVAILABLE);
+    clReleaseEvent(ev);
+    clReleaseMemObject(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -559,6 +581,7 @@ int main(void)
         cmocka_unit_test(svm_bytes),
         cmocka_unit_test(native_kernel),
         cmocka_unit_test(results_in_callback_after_release),
+        cmocka_unit_test(results_after_queue_release),
     };
     int rc = cl_env_open();
     if (rc == 0)
