@@ -8,13 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl/extension_list.h"
 #include "cl/layer.h"
-
-static const char *const added_extensions[] = {
-    "cl_khr_create_command_queue",
-    CL_CODEPLAY_PERFORMANCE_COUNTERS_EXTENSION_NAME,
-};
-#define ADDED_COUNT (sizeof(added_extensions) / sizeof(added_extensions[0]))
 
 /* What the layer caches of one device: its strings never change. */
 struct device_entry {
@@ -28,15 +23,6 @@ struct device_entry {
 
 static struct perfq_cl_table devices = PERFQ_CL_TABLE_INIT;
 
-static int has_extension(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
 static void free_entry(void *v)
 {
     struct device_entry *e = v;
@@ -47,69 +33,35 @@ static void free_entry(void *v)
     free(e);
 }
 
-static cl_int build_extensions(cl_device_id device, struct device_entry *e)
+static cl_int CL_API_CALL device_get(void *obj, cl_uint param, size_t size, void *value,
+                                     size_t *size_ret)
 {
-    size_t size = 0;
-    cl_int err = perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &size);
-    if (err != CL_SUCCESS)
-        return err;
-    size_t extra = 0;
-    for (size_t i = 0; i < ADDED_COUNT; i++)
-        extra += strlen(added_extensions[i]) + 1;
-    char *s = calloc(1, size + extra + 1);
-    if (!s)
-        return CL_OUT_OF_HOST_MEMORY;
-    err = perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, s, NULL);
-    if (err != CL_SUCCESS) {
-        free(s);
-        return err;
-    }
-    s[size] = '\0';
-    e->native = has_extension(s, CL_CODEPLAY_PERFORMANCE_COUNTERS_EXTENSION_NAME);
-    size_t len = strlen(s);
-    for (size_t i = 0; i < ADDED_COUNT && !e->native; i++) {
-        if (has_extension(s, added_extensions[i]))
-            continue;
-        if (len && s[len - 1] != ' ')
-            s[len++] = ' ';
-        memcpy(s + len, added_extensions[i], strlen(added_extensions[i]) + 1);
-        len += strlen(added_extensions[i]);
-    }
-    e->extensions = s;
-    e->extensions_size = len + 1;
-    return CL_SUCCESS;
+    return perfq_cl_next.clGetDeviceInfo((cl_device_id)obj, param, size, value, size_ret);
 }
 
-static cl_int build_with_version(cl_device_id device, struct device_entry *e)
+static cl_int build_entry(cl_device_id device, struct device_entry *e)
 {
-    size_t size = 0;
-    e->with_version_err = perfq_cl_next.clGetDeviceInfo(
-        device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &size);
-    if (e->with_version_err != CL_SUCCESS)
-        return CL_SUCCESS;   /* answered later with the driver's own error */
-    size_t n = size / sizeof(cl_name_version);
-    cl_name_version *v = calloc(n + ADDED_COUNT + 1, sizeof(*v));
-    if (!v)
+    char *driver = NULL;
+    cl_int err = perfq_cl_fetch_string(device_get, device, CL_DEVICE_EXTENSIONS, &driver);
+    if (err != CL_SUCCESS)
+        return err;
+    e->native = perfq_cl_has_extension(driver, CL_CODEPLAY_PERFORMANCE_COUNTERS_EXTENSION_NAME);
+    e->extensions = perfq_cl_extend_string(driver, &e->extensions_size);
+    free(driver);
+    if (!e->extensions)
         return CL_OUT_OF_HOST_MEMORY;
-    e->with_version_err = perfq_cl_next.clGetDeviceInfo(
-        device, CL_DEVICE_EXTENSIONS_WITH_VERSION, n * sizeof(*v), v, NULL);
-    if (e->with_version_err != CL_SUCCESS) {
+    cl_name_version *v = NULL;
+    size_t n = 0;
+    e->with_version_err = perfq_cl_fetch_versions(device_get, device,
+                                                  CL_DEVICE_EXTENSIONS_WITH_VERSION, &v, &n);
+    if (e->with_version_err == CL_OUT_OF_HOST_MEMORY)
+        return CL_OUT_OF_HOST_MEMORY;
+    if (e->with_version_err == CL_SUCCESS) {
+        e->with_version = perfq_cl_extend_versions(v, n, &e->with_version_count);
         free(v);
-        return CL_SUCCESS;
+        if (!e->with_version)
+            return CL_OUT_OF_HOST_MEMORY;
     }
-    for (size_t i = 0; i < ADDED_COUNT && !e->native; i++) {
-        int present = 0;
-        for (size_t j = 0; j < n; j++)
-            if (strncmp(v[j].name, added_extensions[i], sizeof(v[j].name)) == 0)
-                present = 1;
-        if (present)
-            continue;
-        v[n].version = CL_MAKE_VERSION(1, 0, 0);
-        strncpy(v[n].name, added_extensions[i], sizeof(v[n].name) - 1);
-        n++;
-    }
-    e->with_version = v;
-    e->with_version_count = n;
     return CL_SUCCESS;
 }
 
@@ -129,9 +81,7 @@ static cl_int device_entry(cl_device_id device, struct device_entry **out)
     e = calloc(1, sizeof(*e));
     if (!e)
         return CL_OUT_OF_HOST_MEMORY;
-    cl_int err = build_extensions(device, e);
-    if (err == CL_SUCCESS)
-        err = build_with_version(device, e);
+    cl_int err = build_entry(device, e);
     if (err != CL_SUCCESS) {
         free_entry(e);
         return err;

@@ -165,13 +165,16 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target_disp
     /* Everything we do not wrap goes straight to the target (both loaders would also fill NULL
      * entries from it; a full table does not depend on that). */
     layer_dispatch = perfq_cl_next;
+    perfq_cl_install_platform_info(&layer_dispatch);
     perfq_cl_install_device_info(&layer_dispatch);
     perfq_cl_install_queue_properties(&layer_dispatch);
     perfq_cl_install_event_counters(&layer_dispatch);
     perfq_cl_install_command_counters(&layer_dispatch);
-    /* Never hand out a wrapper whose next entry is missing. */
-    for (cl_uint i = n; i < ours; i++)
-        ((void **)&layer_dispatch)[i] = NULL;
+    /* Never hand out a wrapper whose next entry is missing (past the loader's table, or NULL
+     * in it): the loader then falls through to its target, which has nothing either. */
+    for (cl_uint i = 0; i < ours; i++)
+        if (i >= n || !((void **)&perfq_cl_next)[i])
+            ((void **)&layer_dispatch)[i] = NULL;
     pthread_mutex_unlock(&init_lock);
     *num_entries_ret = n;
     *layer_dispatch_ret = &layer_dispatch;
@@ -203,6 +206,7 @@ PERFQ_CL_EXPORT CL_API_ENTRY cl_int CL_API_CALL clDeinitLayer(void)
         perfq_cl_event_counters_fini();
         perfq_cl_queue_properties_fini();
         perfq_cl_device_info_fini();
+        perfq_cl_platform_info_fini();
         unload_counters();
         initialized = 0;
     }

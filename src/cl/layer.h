@@ -82,6 +82,7 @@ extern struct perfq_cl_table perfq_cl_events;
 extern uint32_t perfq_cl_hidden_profiling_queues;   /* atomic */
 
 /* Installers: each area puts its wrappers into the layer's dispatch table. */
+void perfq_cl_install_platform_info(cl_icd_dispatch *d);
 void perfq_cl_install_device_info(cl_icd_dispatch *d);
 void perfq_cl_install_queue_properties(cl_icd_dispatch *d);
 void perfq_cl_install_event_counters(cl_icd_dispatch *d);
@@ -91,6 +92,7 @@ void perfq_cl_install_command_counters(cl_icd_dispatch *d);
  * Returns CL_SUCCESS and *native, or the driver's error for a bad device. */
 cl_int perfq_cl_device_native(cl_device_id device, int *native);
 void perfq_cl_device_info_fini(void);
+void perfq_cl_platform_info_fini(void);
 /* queue_properties.c */
 cl_command_queue CL_API_CALL perfq_clCreateCommandQueueWithPropertiesKHR(
     cl_context context, cl_device_id device, const cl_queue_properties *properties,

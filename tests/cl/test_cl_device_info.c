@@ -142,6 +142,49 @@ static void extension_strings(void **state)
     free(v);
 }
 
+static void platform_extension_strings(void **state)
+{
+    (void)state;
+    size_t size = 0, got = 0;
+    assert_int_equal(clGetPlatformInfo(env.platform, CL_PLATFORM_EXTENSIONS, 0, NULL, &size),
+                     CL_SUCCESS);
+    char *s = malloc(size + 8);
+    memset(s, 'x', size + 8);
+    assert_int_equal(clGetPlatformInfo(env.platform, CL_PLATFORM_EXTENSIONS, size, s, &got),
+                     CL_SUCCESS);
+    assert_int_equal(got, size);
+    assert_int_equal(strlen(s) + 1, size);
+    assert_true(has_word(s, "cl_codeplay_performance_counters"));
+    assert_true(has_word(s, "cl_khr_create_command_queue"));
+    assert_true(has_word(s, "cl_khr_icd"));   /* the driver's own list is kept */
+    memset(s, 'x', size + 8);
+    assert_int_equal(clGetPlatformInfo(env.platform, CL_PLATFORM_EXTENSIONS, size - 1, s, NULL),
+                     CL_INVALID_VALUE);
+    assert_int_equal(s[size - 1], 'x');
+    free(s);
+    if (clGetPlatformInfo(env.platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, 0, NULL, &size) !=
+        CL_SUCCESS)
+        return;   /* a 1.2 platform */
+    cl_name_version *v = malloc(size);
+    assert_int_equal(clGetPlatformInfo(env.platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, size, v,
+                                       &got),
+                     CL_SUCCESS);
+    assert_int_equal(got, size);
+    int codeplay = 0, khr = 0;
+    for (size_t i = 0; i < size / sizeof(*v); i++) {
+        codeplay += !strcmp(v[i].name, "cl_codeplay_performance_counters");
+        khr += !strcmp(v[i].name, "cl_khr_create_command_queue");
+    }
+    assert_int_equal(codeplay, 1);
+    assert_int_equal(khr, 1);
+    free(v);
+    /* Other platform queries reach the driver. */
+    char name[256];
+    assert_int_equal(clGetPlatformInfo(env.platform, CL_PLATFORM_NAME, sizeof(name), name, NULL),
+                     CL_SUCCESS);
+    assert_string_equal(name, env.platform_name);
+}
+
 static void khr_entry_point(void **state)
 {
     (void)state;
@@ -197,7 +240,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counters_size_query), cmocka_unit_test(counters_too_small),
         cmocka_unit_test(counters_contents),   cmocka_unit_test(bad_device),
-        cmocka_unit_test(extension_strings),   cmocka_unit_test(khr_entry_point),
+        cmocka_unit_test(extension_strings),   cmocka_unit_test(platform_extension_strings),
+        cmocka_unit_test(khr_entry_point),
         cmocka_unit_test(layer_info),
     };
     int rc = cl_env_open();

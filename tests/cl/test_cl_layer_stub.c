@@ -153,6 +153,12 @@ static cl_int CL_API_CALL stub_unwrapped(cl_command_queue q)
     return 42;
 }
 
+static void *CL_API_CALL stub_extension_address(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
 static cl_icd_dispatch stub;
 
 static void fill_stub(void)
@@ -168,6 +174,7 @@ static void fill_stub(void)
     stub.clReleaseEvent = stub_release_event;
     stub.clReleaseCommandQueue = stub_release_queue;
     stub.clFlush = stub_unwrapped;
+    stub.clGetExtensionFunctionAddress = stub_extension_address;
 }
 
 static const cl_uint full = (cl_uint)(sizeof(cl_icd_dispatch) / sizeof(void *));
@@ -190,6 +197,9 @@ static void init_with_properties(void **state)
     /* What the layer does not wrap is the target's own entry. */
     assert_ptr_equal(d->clFlush, stub.clFlush);
     assert_ptr_not_equal(d->clEnqueueWriteBuffer, stub.clEnqueueWriteBuffer);
+    /* No wrapper over an entry the target lacks: the stub has no clGetPlatformInfo. */
+    assert_null(d->clGetPlatformInfo);
+    assert_null(d->clEnqueueReadBuffer);
     assert_int_equal(deinit(), CL_SUCCESS);
 }
 
