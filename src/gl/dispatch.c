@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <string.h>
 
-static struct perfq_gl_dispatch real_table;
+struct perfq_gl_dispatch perfq_gl_real_table;
+int perfq_gl_real_table_ready;
+#define real_table perfq_gl_real_table
 static pthread_once_t real_table_once = PTHREAD_ONCE_INIT;
 
 /* The real dlsym: the layer does not wrap dlsym, but another preloaded library may (apitrace's
@@ -132,9 +134,10 @@ static void resolve_table(void)
     PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE)
 #undef PERFQ_GL_RESOLVE
     pthread_mutex_unlock(&resolve_lock);
+    __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);
 }
 
-const struct perfq_gl_dispatch *perfq_gl_dispatch(void)
+const struct perfq_gl_dispatch *perfq_gl_dispatch_slow(void)
 {
     pthread_once(&real_table_once, resolve_table);
     return &real_table;

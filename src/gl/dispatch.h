@@ -137,8 +137,17 @@ struct perfq_gl_dispatch {
 #undef PERFQ_GL_MEMBER
 };
 
-/* The table, resolved on first call (thread-safe). Never NULL. */
-const struct perfq_gl_dispatch *perfq_gl_dispatch(void);
+/* The table, resolved on first call (thread-safe). Never NULL. The check is inline: wrapped
+ * draw calls pay one load and a branch for it. */
+extern struct perfq_gl_dispatch perfq_gl_real_table;
+extern int perfq_gl_real_table_ready;
+const struct perfq_gl_dispatch *perfq_gl_dispatch_slow(void);
+static inline const struct perfq_gl_dispatch *perfq_gl_dispatch(void)
+{
+    if (__builtin_expect(__atomic_load_n(&perfq_gl_real_table_ready, __ATOMIC_ACQUIRE), 1))
+        return &perfq_gl_real_table;
+    return perfq_gl_dispatch_slow();
+}
 
 /* Resolves one more name the same way (for front ends' own needs). NULL if nowhere. */
 void (*perfq_gl_resolve(const char *name))(void);
