@@ -37,10 +37,13 @@ uint64_t perfq_gl_now_ns(void)
 
 struct fence_stamp {
     EGLSyncKHR sync;
-    int done;               /* under the state's lock */
+    int done;               /* stamped; under the state's lock (as every field below) */
     int failed;
     uint64_t ns;
     int refs;               /* the timer and the helper thread */
+    int waiters;            /* threads inside eglClientWaitSyncKHR on it */
+    int passed;             /* the helper has taken it off its queue */
+    int destroyed;          /* the sync was destroyed */
     struct fence_stamp *next;
 };
 
@@ -85,10 +88,40 @@ static void fence_unref(struct perfq_gl_timer_state *s, struct fence_stamp *f)
         free(f);
 }
 
+/* Destroys the sync once nobody waits on it and the helper has passed it (under the lock). */
+static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    if (f->waiters == 0 && f->passed && !f->destroyed) {
+        perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
+        f->destroyed = 1;
+    }
+}
+
+/* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
+ * Called with the lock held; returns with it held. */
+static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    f->waiters++;
+    pthread_mutex_unlock(&s->lock);
+    EGLint r = perfq_gl_dispatch()->eglClientWaitSyncKHR(s->dpy, f->sync, 0, EGL_FOREVER_KHR);
+    uint64_t t = perfq_gl_now_ns();
+    pthread_mutex_lock(&s->lock);
+    f->waiters--;
+    if (!f->done) {
+        f->ns = t;
+        f->failed = r != EGL_CONDITION_SATISFIED_KHR;
+        f->done = 1;
+        atomic_fetch_sub(&fences_pending, 1);
+        pthread_cond_broadcast(&s->done);
+    }
+}
+
+/* The helper: waits the context's fences in order and stamps each when its wait returns. A
+ * thread that asks for a result with wait also waits the fence itself (perfq_gl_timer_result),
+ * so whoever wakes first stamps it. */
 static void *helper_main(void *arg)
 {
     struct perfq_gl_timer_state *s = arg;
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!s->head && !s->stop)
@@ -96,20 +129,14 @@ static void *helper_main(void *arg)
         if (!s->head)
             break;
         struct fence_stamp *f = s->head;
-        pthread_mutex_unlock(&s->lock);
-        EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, EGL_FOREVER_KHR);
-        uint64_t t = perfq_gl_now_ns();
-        gl->eglDestroySyncKHR(s->dpy, f->sync);
-        pthread_mutex_lock(&s->lock);
+        if (!f->done)
+            fence_wait_and_stamp(s, f);
         s->head = f->next;
         if (!s->head)
             s->tail = NULL;
-        f->ns = t;
-        f->failed = r != EGL_CONDITION_SATISFIED_KHR;
-        f->done = 1;
-        atomic_fetch_sub(&fences_pending, 1);
+        f->passed = 1;
+        fence_maybe_destroy(s, f);
         fence_unref(s, f);
-        pthread_cond_broadcast(&s->done);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -491,11 +518,19 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
     return PERFQ_OK;
 }
 
-/* Waits (or polls) one fence. Returns PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed. */
+/* Waits (or polls) one fence. Returns PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed.
+ * When the helper is waiting on this very fence, the caller waits on it too
+ * (eglClientWaitSyncKHR): it is woken by the driver directly, without the helper's round trip. */
 static perfq_status_t fence_result(struct perfq_gl_timer_state *s, struct fence_stamp *f,
                                    int wait, uint64_t *ns)
 {
     pthread_mutex_lock(&s->lock);
+    /* Only beside the helper (f is the fence it is on): a caller never runs ahead of it, so the
+     * helper's queue (and the driver's sync objects) cannot pile up behind the caller. */
+    if (wait && !f->done && !f->destroyed && s->head == f) {
+        fence_wait_and_stamp(s, f);
+        fence_maybe_destroy(s, f);
+    }
     while (wait && !f->done)
         pthread_cond_wait(&s->done, &s->lock);
     int done = f->done, failed = f->failed;
@@ -548,22 +583,23 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
         return st;
     }
     uint64_t t0 = 0, t1 = 0;
-    perfq_status_t st = fence_result(s, t->f1, wait, &t1);
+    perfq_status_t st;
+    if (!t->stamp) {
+        /* The begin fence first: it signals first, and a waiter stamps when its wait returns. */
+        st = fence_result(s, t->f0, wait, &t0);
+        if (st != PERFQ_OK) {
+            if (st == PERFQ_ESYS)
+                t->disjoint = 1;
+            return st;
+        }
+    }
+    st = fence_result(s, t->f1, wait, &t1);
     if (st != PERFQ_OK) {
         if (st == PERFQ_ESYS)
             t->disjoint = 1;
         return st;
     }
-    if (t->stamp) {
-        *ns = t1;
-        return PERFQ_OK;
-    }
-    st = fence_result(s, t->f0, 1, &t0);   /* signalled before f1: no wait */
-    if (st != PERFQ_OK) {
-        t->disjoint = 1;
-        return st;
-    }
-    *ns = t1 > t0 ? t1 - t0 : 0;
+    *ns = t->stamp ? t1 : (t1 > t0 ? t1 - t0 : 0);
     return PERFQ_OK;
 }
 

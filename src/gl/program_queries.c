@@ -84,10 +84,16 @@ static void call_end(GLenum target, GLuint index, end_fn e, end_indexed_fn ei)
 static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, begin_indexed_fn bi,
                          end_fn e, end_indexed_fn ei)
 {
-    struct perfq_gl_ctx *c = vq_ctx();
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized && !c->vq)
+        perfq_gl_vq(c);     /* so that program_seen is kept from the first query on */
+    c = vq_ctx();
     int slot = -1;
     struct perfq_gl_vq_slot *sl = busy_slot(c, target, index, &slot);
     if (!sl) {
+        int s0 = perfq_gl_vq_slot_of(target, index);
+        if (c && s0 >= 0)
+            c->vq->slots[s0].program_seen = 1;
         if (c && c->vq->records.count && perfq_gl_name_table_get(&c->vq->records, id)) {
             /* A new query on a name whose old result was split: the old result is lost. */
             perfq_gl_call_checked_begin(c);

@@ -402,6 +402,10 @@ static void discover_program_query(struct perfq_gl_ctx *c, int slot)
     const GLenum *targets = slot == 0 ? occlusion : &sl->seg_target;
     int n = slot == 0 ? 3 : 1;
     sl->prog_name = 0;
+    /* The layer sees every glBeginQuery* of the program (wrapped by name, by GetProcAddress and
+     * through dlopen): a slot the program never used has no program query to find. */
+    if (!sl->program_seen)
+        return;
     for (int i = 0; i < n; i++) {
         if (!perfq_gl_vquery_target_supported(&c->pub, targets[i]))
             continue;

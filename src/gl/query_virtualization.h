@@ -57,6 +57,7 @@ struct perfq_gl_vq_slot {
     struct perfq_gl_vquery *active; /* active logical queries (perfq's and prog_rec) */
     struct perfq_gl_segment *pool;
     int pool_n;
+    int program_seen;               /* the program has begun a query on this slot */
 };
 
 /* The query entry points that work in a context (core, or *EXT in GLES 2). */
