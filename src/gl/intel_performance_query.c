@@ -14,13 +14,30 @@
 
 #include "gl/intel_performance_query.h"
 
+/*
+ * How an instance counts. A type with GPU-timeline counters gets a perfq measurement of its own
+ * per instance (begun at Begin, ended at End, its result asynchronous). A type whose counters are
+ * all on the CPU timeline ("Host CPU", device and system groups) shares one measurement per
+ * context, begun at its first instance and never ended: Begin and End sample it, and the result
+ * is the difference (ready at End). Instances then cost no resources of their own: the spec's
+ * own example creates 1000 instances, which at one perf_event descriptor per counter each would
+ * exceed the usual limit of 1024 open files.
+ */
+enum type_mode { MODE_UNKNOWN, MODE_OWN, MODE_SAMPLED };
+
 struct intel_perf_object {
     uint32_t type;               /* index in ctx->types */
-    perfq_measurement_t *m;
+    perfq_measurement_t *m;      /* MODE_OWN: the instance's measurement */
     bool active;                 /* between Begin and End */
     bool used;                   /* begun at least once */
     bool ready;                  /* the last result is in values */
     perfq_value_t *values;       /* the last result, type->counter_count entries */
+    perfq_value_t *begin;        /* MODE_SAMPLED: the sample taken at Begin */
+};
+
+struct type_state {
+    enum type_mode mode;
+    perfq_measurement_t *shared; /* MODE_SAMPLED */
 };
 
 struct intel_perf_context {
@@ -30,6 +47,7 @@ struct intel_perf_context {
     perfq_t *pq;
     struct intel_query_types types;
     uint32_t *instances;         /* created instances per type */
+    struct type_state *type_state;  /* per type */
     struct intel_perf_object **objects;  /* handle h is objects[h - 1]; NULL: free */
     uint32_t object_cap;
     uint32_t lowest_free;        /* no free slot below this index */
@@ -54,6 +72,7 @@ static void object_free(struct intel_perf_object *obj)
     if (obj->m)
         perfq_measurement_destroy(&obj->m);   /* ends it when active */
     free(obj->values);
+    free(obj->begin);
     free(obj);
 }
 
@@ -65,6 +84,10 @@ void intel_perf_context_destroy(struct intel_perf_context *ipc)
         object_free(ipc->objects[i]);
     free(ipc->objects);
     free(ipc->instances);
+    for (uint32_t i = 0; ipc->type_state && i < ipc->types.count; i++)
+        if (ipc->type_state[i].shared)
+            perfq_measurement_destroy(&ipc->type_state[i].shared);
+    free(ipc->type_state);
     intel_query_types_free(&ipc->types);
     if (ipc->pq)
         perfq_close(&ipc->pq);
@@ -83,7 +106,8 @@ static bool ensure_types(struct intel_perf_context *ipc)
         st = intel_query_types_build(ipc->pq, &ipc->types);
     if (st == PERFQ_OK && ipc->types.count) {
         ipc->instances = calloc(ipc->types.count, sizeof(*ipc->instances));
-        if (!ipc->instances)
+        ipc->type_state = calloc(ipc->types.count, sizeof(*ipc->type_state));
+        if (!ipc->instances || !ipc->type_state)
             st = PERFQ_ENOMEM;
     }
     if (st != PERFQ_OK) {
@@ -316,6 +340,123 @@ static uint32_t alloc_handle(struct intel_perf_context *ipc)
     return h;
 }
 
+/* ---- instances on the engine (no validation: the entry points did it) ------------------ */
+
+/* The shared measurement of a CPU-timeline type, created and begun at its first instance. A
+ * type whose providers cannot be sampled after all falls back to measurements of their own. */
+static perfq_status_t shared_open(struct intel_perf_context *ipc, uint32_t type)
+{
+    const struct intel_query_type *t = &ipc->types.types[type];
+    struct type_state *ts = &ipc->type_state[type];
+    if (ts->mode != MODE_UNKNOWN)
+        return PERFQ_OK;
+    if (!t->cpu_timeline) {
+        ts->mode = MODE_OWN;
+        return PERFQ_OK;
+    }
+    perfq_value_t *probe = calloc(t->counter_count, sizeof(*probe));
+    if (!probe)
+        return PERFQ_ENOMEM;
+    perfq_status_t st = perfq_measurement_create(ipc->pq, t->ids, t->counter_count, NULL,
+                                                 &ts->shared);
+    if (st == PERFQ_OK)
+        st = perfq_measurement_begin(ts->shared);
+    if (st == PERFQ_OK)
+        st = perfq_measurement_sample(ts->shared, probe, t->counter_count);
+    free(probe);
+    if (st == PERFQ_OK) {
+        ts->mode = MODE_SAMPLED;
+        return PERFQ_OK;
+    }
+    if (ts->shared)
+        perfq_measurement_destroy(&ts->shared);
+    if (st != PERFQ_ENOTSUP)
+        return st;               /* resources: the Create fails, a later one tries again */
+    ts->mode = MODE_OWN;
+    return PERFQ_OK;
+}
+
+static perfq_status_t instance_open(struct intel_perf_context *ipc, struct intel_perf_object *obj)
+{
+    const struct intel_query_type *t = &ipc->types.types[obj->type];
+    obj->values = calloc(t->counter_count, sizeof(*obj->values));
+    if (!obj->values)
+        return PERFQ_ENOMEM;
+    perfq_status_t st = shared_open(ipc, obj->type);
+    if (st != PERFQ_OK)
+        return st;
+    if (ipc->type_state[obj->type].mode == MODE_SAMPLED) {
+        obj->begin = calloc(t->counter_count, sizeof(*obj->begin));
+        return obj->begin ? PERFQ_OK : PERFQ_ENOMEM;
+    }
+    return perfq_measurement_create(ipc->pq, t->ids, t->counter_count, NULL, &obj->m);
+}
+
+static perfq_status_t instance_begin(struct intel_perf_context *ipc,
+                                     struct intel_perf_object *obj)
+{
+    const struct intel_query_type *t = &ipc->types.types[obj->type];
+    if (obj->m)
+        return perfq_measurement_begin(obj->m);
+    return perfq_measurement_sample(ipc->type_state[obj->type].shared, obj->begin,
+                                    t->counter_count);
+}
+
+/* The interval's value of a sampled counter: the difference for counts and durations; the
+ * value at End for levels (RAW gauges, timestamps, rates, fractions) and flags. */
+static void sampled_value(const struct intel_counter *c, const perfq_value_t *begin,
+                          perfq_value_t *v)
+{
+    if (c->type_enum != GL_PERFQUERY_COUNTER_EVENT_INTEL &&
+        c->type_enum != GL_PERFQUERY_COUNTER_DURATION_RAW_INTEL)
+        return;
+    switch (c->storage) {
+    case PERFQ_STORAGE_INT32:
+        v->v.i32 = (int32_t)((uint32_t)v->v.i32 - (uint32_t)begin->v.i32);
+        break;
+    case PERFQ_STORAGE_INT64:
+        v->v.i64 = (int64_t)((uint64_t)v->v.i64 - (uint64_t)begin->v.i64);
+        break;
+    case PERFQ_STORAGE_UINT32: v->v.u32 -= begin->v.u32; break;
+    case PERFQ_STORAGE_UINT64: v->v.u64 -= begin->v.u64; break;
+    case PERFQ_STORAGE_FLOAT32: v->v.f32 -= begin->v.f32; break;
+    case PERFQ_STORAGE_FLOAT64: v->v.f64 -= begin->v.f64; break;
+    case PERFQ_STORAGE_BOOL32:
+    default: break;
+    }
+}
+
+/* Ends an active instance. A failure to end shows up as a failed result, as in Mesa. */
+static void instance_end(struct intel_perf_context *ipc, struct intel_perf_object *obj)
+{
+    const struct intel_query_type *t = &ipc->types.types[obj->type];
+    obj->active = false;
+    obj->ready = false;
+    if (obj->m) {
+        perfq_measurement_end(obj->m);
+        return;
+    }
+    /* Sampled: the result is known now. A failed sample leaves it not ready, and the
+     * measurement's result then says why (ESTATE: INVALID_OPERATION at GetPerfQueryData). */
+    if (perfq_measurement_sample(ipc->type_state[obj->type].shared, obj->values,
+                                 t->counter_count) == PERFQ_OK) {
+        for (uint32_t i = 0; i < t->counter_count; i++)
+            sampled_value(&t->counters[i], &obj->begin[i], &obj->values[i]);
+        obj->ready = true;
+    }
+}
+
+/* The result: PERFQ_OK (in obj->values), PERFQ_NOT_READY, or an error. */
+static perfq_status_t instance_result(struct intel_perf_context *ipc,
+                                      struct intel_perf_object *obj, int wait)
+{
+    const struct intel_query_type *t = &ipc->types.types[obj->type];
+    if (!obj->m)
+        return PERFQ_ESYS;       /* sampled, and the sample at End failed */
+    return perfq_measurement_result(obj->m, wait ? PERFQ_RESULT_WAIT : PERFQ_RESULT_NOWAIT,
+                                    obj->values, t->counter_count);
+}
+
 void intel_CreatePerfQueryINTEL(uint32_t queryId, uint32_t *queryHandle)
 {
     struct intel_perf_context *ipc = intel_perf_current();
@@ -335,15 +476,12 @@ void intel_CreatePerfQueryINTEL(uint32_t queryId, uint32_t *queryHandle)
         return;
     }
 
-    const struct intel_query_type *t = &ipc->types.types[queryId - 1];
     struct intel_perf_object *obj = calloc(1, sizeof(*obj));
     uint32_t handle = 0;
     perfq_status_t st = PERFQ_ENOMEM;
     if (obj) {
         obj->type = queryId - 1;
-        obj->values = calloc(t->counter_count, sizeof(*obj->values));
-        if (obj->values)
-            st = perfq_measurement_create(ipc->pq, t->ids, t->counter_count, NULL, &obj->m);
+        st = instance_open(ipc, obj);
         if (st == PERFQ_OK && !(handle = alloc_handle(ipc)))
             st = PERFQ_ENOMEM;
     }
@@ -363,15 +501,6 @@ void intel_CreatePerfQueryINTEL(uint32_t queryId, uint32_t *queryHandle)
     *queryHandle = handle;
 }
 
-/* Ends an active query (no validation: the callers did it). */
-static void end_query(struct intel_perf_object *obj)
-{
-    /* A provider's failure to end shows up as a failed result, as in Mesa. */
-    perfq_measurement_end(obj->m);
-    obj->active = false;
-    obj->ready = false;
-}
-
 void intel_DeletePerfQueryINTEL(uint32_t queryHandle)
 {
     struct intel_perf_context *ipc = intel_perf_current();
@@ -389,7 +518,7 @@ void intel_DeletePerfQueryINTEL(uint32_t queryHandle)
     /* Not in spec: deleting an active query ends it first, with no error (Mesa). A pending
      * result is dropped without waiting (Mesa waits; GL allows deleting pending queries). */
     if (obj->active)
-        end_query(obj);
+        instance_end(ipc, obj);
     ipc->objects[queryHandle - 1] = NULL;
     if (queryHandle - 1 < ipc->lowest_free)
         ipc->lowest_free = queryHandle - 1;
@@ -422,7 +551,7 @@ void intel_BeginPerfQueryINTEL(uint32_t queryHandle)
 
     /* A previous result still pending is dropped: GL allows beginning a query object whose
      * result is pending, and the providers restart their counts (Mesa waits for it). */
-    perfq_status_t st = perfq_measurement_begin(obj->m);
+    perfq_status_t st = instance_begin(ipc, obj);
     if (st != PERFQ_OK) {
         /* Not in spec: a provider unable to begin is INVALID_OPERATION (Mesa: "driver unable
          * to begin query"). */
@@ -453,7 +582,7 @@ void intel_EndPerfQueryINTEL(uint32_t queryHandle)
         gl_error(ipc, GL_INVALID_OPERATION);
         return;
     }
-    end_query(obj);
+    instance_end(ipc, obj);
 }
 
 void intel_GetPerfQueryDataINTEL(uint32_t queryHandle, uint32_t flags, int32_t dataSize,
@@ -507,13 +636,11 @@ void intel_GetPerfQueryDataINTEL(uint32_t queryHandle, uint32_t flags, int32_t d
             /* PERFQUERY_WAIT_INTEL: "blocking and waits till the query results are
              * available and returns them." (A result already available returns at once: no
              * separate poll first.) */
-            st = perfq_measurement_result(obj->m, PERFQ_RESULT_WAIT, obj->values,
-                                          t->counter_count);
+            st = instance_result(ipc, obj, 1);
         } else {
             /* PERFQUERY_DONOT_FLUSH_INTEL (and any other value, 0 included, as in Mesa):
              * "checks for results and returns them if they are available". */
-            st = perfq_measurement_result(obj->m, PERFQ_RESULT_NOWAIT, obj->values,
-                                          t->counter_count);
+            st = instance_result(ipc, obj, 0);
             if (st == PERFQ_NOT_READY && flags == GL_PERFQUERY_FLUSH_INTEL) {
                 /* PERFQUERY_FLUSH_INTEL: "Otherwise, it implicitly submits any outstanding
                  * 3D commands to the GPU for execution." */

@@ -197,9 +197,18 @@ static perfq_status_t builder_add(struct builder *b, perfq_counter_id_t id, cons
     return PERFQ_OK;
 }
 
-static void layout(struct intel_query_type *t)
+static void layout(const perfq_t *pq, struct intel_query_type *t)
 {
     uint32_t off = 0;
+    t->cpu_timeline = 1;
+    for (uint32_t i = 0; i < t->counter_count; i++) {
+        perfq_counter_info_t ci;
+        perfq_group_info_t gi;
+        if (perfq_counter_info(pq, t->ids[i], &ci) != PERFQ_OK ||
+            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK ||
+            gi.scope == PERFQ_SCOPE_GPU_TIMELINE)
+            t->cpu_timeline = 0;
+    }
     for (uint32_t i = 0; i < t->counter_count; i++) {
         struct intel_counter *c = &t->counters[i];
         off = (off + c->size - 1) / c->size * c->size;
@@ -235,7 +244,7 @@ static perfq_status_t types_push(struct intel_query_types *out, struct builder *
     }
     out->types = nt;
     b->type.caps = caps;
-    layout(&b->type);
+    layout(b->pq, &b->type);
     out->types[out->count++] = b->type;
     memset(&b->type, 0, sizeof(b->type));
     b->cap = 0;

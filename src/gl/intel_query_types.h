@@ -48,6 +48,7 @@ struct intel_query_type {
     uint32_t counter_count;
     struct intel_counter *counters;
     perfq_counter_id_t *ids;     /* catalog ids in counter order, for perfq_measurement_create */
+    int cpu_timeline;            /* no counter is on a GPU timeline: values can be sampled */
 };
 
 struct intel_query_types {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -459,39 +460,42 @@ static void test_create_null_handle(void **state)
 
 /* "If the query instance cannot be created due to exceeding the number of allowed instances or
  * driver fails query creation due to an insufficient memory reason, an OUT_OF_MEMORY error is
- * generated, and the location pointed by queryHandle returns NULL." Provoked by running out of
- * file descriptors, which the "Host CPU" counters from perf_event_open need. */
+ * generated, and the location pointed by queryHandle returns NULL." Provoked in a fresh context
+ * by leaving no file descriptor free: the first "Host CPU" instance of a context opens the
+ * context's perf_event counters. */
 static void test_create_out_of_memory(void **state)
 {
     (void)state;
-    GLuint host = host_cpu();
-    if (gltest_counter_index(&T, host, "host/task-clock") < 0)
-        skip();   /* no perf_event counters here: nothing to run out of */
-    struct rlimit old;
+    if (gltest_counter_index(&T, host_cpu(), "host/task-clock") < 0)
+        skip();   /* no perf_event counters here: nothing that needs a descriptor */
+    struct gltest fresh;
+    assert_int_equal(gltest_create(&fresh, T.gles ? GLTEST_GLES : T.compat ? GLTEST_COMPAT
+                                                                          : GLTEST_CORE, 8, 8), 0);
+    assert_int_equal(gltest_make_current(&fresh), 0);
+    GLuint id = gltest_query_id(&fresh, "Host CPU");   /* builds the context's query types */
+    assert_int_not_equal(id, 0);
+    struct rlimit old, none;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
-    GLuint handles[4096];
-    int n = 0;
+    int lowest_free = dup(0);
+    assert_true(lowest_free >= 0);
+    close(lowest_free);
+    none = old;
+    none.rlim_cur = (rlim_t)lowest_free;   /* every descriptor number below it is in use */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
     GLuint h = 1234;
-    struct rlimit low = old;
-    low.rlim_cur = 64;
-    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
-    GLenum err = GL_NO_ERROR;
-    while (n < 4096) {
-        h = 1234;
-        GL.glCreatePerfQueryINTEL(host, &h);
-        err = GL.glGetError();
-        if (err != GL_NO_ERROR)
-            break;
-        handles[n++] = h;
-    }
+    fresh.gl.glCreatePerfQueryINTEL(id, &h);
+    GLenum err = fresh.gl.glGetError();
     setrlimit(RLIMIT_NOFILE, &old);
     assert_int_equal(err, GL_OUT_OF_MEMORY);
     assert_int_equal(h, 0);
-    for (int i = 0; i < n; i++)
-        GL.glDeletePerfQueryINTEL(handles[i]);
-    expect_error(GL_NO_ERROR);
+    assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
     /* Creation works again once descriptors are back. */
-    GL.glDeletePerfQueryINTEL(new_query());
+    fresh.gl.glCreatePerfQueryINTEL(id, &h);
+    assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
+    assert_int_not_equal(h, 0);
+    fresh.gl.glDeletePerfQueryINTEL(h);
+    gltest_destroy(&fresh);
+    assert_int_equal(gltest_make_current(&T), 0);
     expect_error(GL_NO_ERROR);
 }
 
