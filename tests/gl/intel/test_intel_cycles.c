@@ -198,6 +198,61 @@ static void test_thousand_host_instances(void **state)
     assert_int_equal(GL.glGetError(), GL_NO_ERROR);
 }
 
+/* Contexts destroyed with instances of every type alive, active, ended and pending: once while
+ * current (the layer lets GL be called) and once while current nowhere (CPU memory only). The
+ * layer's live objects return to where they were; ASan checks the rest. */
+static void teardown_context(int current_at_destroy)
+{
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    struct gltest c;
+    assert_int_equal(gltest_create(&c, T.gles ? GLTEST_GLES : T.compat ? GLTEST_COMPAT
+                                                                       : GLTEST_CORE, 16, 16), 0);
+    assert_int_equal(gltest_make_current(&c), 0);
+    GLuint n = 0, first = 0;
+    c.gl.glGetFirstPerfQueryIdINTEL(&first);
+    for (GLuint q = first; q; c.gl.glGetNextPerfQueryIdINTEL(q, &q))
+        n++;
+    for (GLuint q = 1; q <= n; q++) {
+        GLuint active = 0, ended = 0, idle = 0;
+        c.gl.glCreatePerfQueryINTEL(q, &active);
+        c.gl.glCreatePerfQueryINTEL(q, &ended);
+        c.gl.glCreatePerfQueryINTEL(q, &idle);
+        c.gl.glBeginPerfQueryINTEL(ended);
+        c.gl.glBeginPerfQueryINTEL(active);
+        gltest_draw_triangles(&c, 3, 0);
+        c.gl.glEndPerfQueryINTEL(ended);
+    }
+    assert_int_equal(c.gl.glGetError(), GL_NO_ERROR);
+    if (!current_at_destroy)
+        gltest_release(&c);
+    if (current_at_destroy) {
+        /* eglDestroyContext of the current context: destroyed when released. */
+        eglDestroyContext(c.dpy, c.ctx);
+        gltest_release(&c);
+    } else {
+        eglDestroyContext(c.dpy, c.ctx);
+    }
+    c.ctx = EGL_NO_CONTEXT;
+    assert_int_equal(gltest_make_current(&T), 0);
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(after.timers, before.timers);
+    assert_int_equal(after.contexts, before.contexts);
+}
+
+static void test_destroy_context_current(void **state)
+{
+    (void)state;
+    teardown_context(1);
+}
+
+static void test_destroy_context_not_current(void **state)
+{
+    (void)state;
+    teardown_context(0);
+}
+
 int main(int argc, char **argv)
 {
     int r = gltest_create(&T, gltest_want_gles(argc, argv), 32, 32);
@@ -212,6 +267,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cycles_no_growth),
         cmocka_unit_test(test_many_instances_then_none),
         cmocka_unit_test(test_thousand_host_instances),
+        cmocka_unit_test(test_destroy_context_current),
+        cmocka_unit_test(test_destroy_context_not_current),
     };
     int failed = cmocka_run_group_tests_name(T.gles ? "intel-cycles-gles" : "intel-cycles",
                                              tests, NULL, NULL);
