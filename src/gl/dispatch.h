@@ -29,6 +29,11 @@ typedef GLenum (*perfq_PFNGLGETERRORPROC)(void);
 typedef void (*perfq_PFNGLFLUSHPROC)(void);
 typedef void (*perfq_PFNGLFINISHPROC)(void);
 typedef void (*perfq_PFNGLDRAWARRAYSPROC)(GLenum, GLint, GLsizei);
+typedef void (*perfq_PFNGLCLEARPROC)(GLbitfield);
+typedef void (*perfq_PFNGLCLEARCOLORPROC)(GLfloat, GLfloat, GLfloat, GLfloat);
+typedef void (*perfq_PFNGLCOLORMASKPROC)(GLboolean, GLboolean, GLboolean, GLboolean);
+typedef GLboolean (*perfq_PFNGLISENABLEDPROC)(GLenum);
+typedef void (*perfq_PFNGLENABLEPROC)(GLenum);
 typedef void (*perfq_PFNGLDRAWELEMENTSPROC)(GLenum, GLsizei, GLenum, const void *);
 typedef void (*perfq_PFNVOIDFN)(void);
 typedef perfq_PFNVOIDFN (*perfq_PFNGLXGETPROCADDRESSPROC)(const GLubyte *);
@@ -86,6 +91,20 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(perfq_PFNGLFLUSHPROC, glFlush) \
     X(perfq_PFNGLFINISHPROC, glFinish) \
     X(PFNGLBINDBUFFERPROC, glBindBuffer) \
+    X(perfq_PFNGLCLEARPROC, glClear) \
+    X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
+    X(perfq_PFNGLCOLORMASKPROC, glColorMask) \
+    X(perfq_PFNGLISENABLEDPROC, glIsEnabled) \
+    X(perfq_PFNGLENABLEPROC, glEnable) \
+    X(perfq_PFNGLENABLEPROC, glDisable) \
+    X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \
+    X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers) \
+    X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
+    X(PFNGLGENRENDERBUFFERSPROC, glGenRenderbuffers) \
+    X(PFNGLDELETERENDERBUFFERSPROC, glDeleteRenderbuffers) \
+    X(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
+    X(PFNGLRENDERBUFFERSTORAGEPROC, glRenderbufferStorage) \
+    X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
     X(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
     /* draws (counted) */ \
     X(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \

@@ -182,6 +182,8 @@ int perfq_gl_vquery_was_split(const struct perfq_gl_vquery *q);
 struct perfq_gl_timer;
 
 perfq_gl_timer_path_t perfq_gl_timer_path(struct perfq_gl_context *ctx);
+/* Why this context got its path (a static English sentence). */
+const char *perfq_gl_timer_reason(struct perfq_gl_context *ctx);
 /* Smallest difference the path can tell apart, in ns (fence path: measured wake-up latency of the
  * helper thread; query path: 1, the unit of the driver's counter). */
 uint64_t perfq_gl_timer_resolution_ns(struct perfq_gl_context *ctx);

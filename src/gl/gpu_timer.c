@@ -12,7 +12,8 @@
  *   that latency (measured when the helper starts) is the stated resolution.
  *
  * Which path a context gets (docs/gl-layer.md): PERFQ_GL_TIMER=query|fence forces one; else a
- * quirk table keyed on GL_RENDERER names drivers measured wrong (llvmpipe, softpipe); else a
+ * quirk table keyed on GL_RENDERER names drivers measured wrong (llvmpipe, softpipe;
+ * PERFQ_GL_TIMER_QUIRKS=0 leaves it out, to see what the self-check alone decides); else a
  * driver with timer queries of at least 30 bits gets a self-check (two empty TIME_ELAPSED
  * queries must not exceed the CPU interval around them and a glFinish) and the QUERY path if it
  * passes; every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
@@ -281,27 +282,105 @@ static int query_bits(struct perfq_gl_ctx *c, GLenum target)
     return bits;
 }
 
-/* Two empty TIME_ELAPSED queries, each bracketed by the CPU clock around a glFinish: an empty
- * interval cannot take longer than the CPU saw (plus 1 ms of slack for clock domains). */
+/* One TIME_ELAPSED query around `clears` clears of the layer's own 1024x1024 RGBA8
+ * framebuffer, bracketed by the CPU clock (before begin, after a glFinish). The program's state
+ * that this touches is saved and restored: framebuffer and renderbuffer bindings, clear color,
+ * color mask, scissor test, rasterizer discard. 0 if it could not run. */
+static int timed_clears(struct perfq_gl_ctx *c, int clears, uint64_t *gpu, uint64_t *cpu)
+{
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    GLint draw_fb = 0, read_fb = 0, rb = 0;
+    GLfloat color[4];
+    GLboolean mask[4];
+    gl->glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_fb);
+    gl->glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fb);
+    gl->glGetIntegerv(GL_RENDERBUFFER_BINDING, &rb);
+    gl->glGetFloatv(GL_COLOR_CLEAR_VALUE, color);
+    gl->glGetBooleanv(GL_COLOR_WRITEMASK, mask);
+    GLboolean scissor = gl->glIsEnabled(GL_SCISSOR_TEST);
+    GLboolean discard = gl->glIsEnabled(GL_RASTERIZER_DISCARD);
+    GLuint fb = 0, buf = 0;
+    gl->glGenRenderbuffers(1, &buf);
+    gl->glBindRenderbuffer(GL_RENDERBUFFER, buf);
+    gl->glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 1024, 1024);
+    gl->glGenFramebuffers(1, &fb);
+    gl->glBindFramebuffer(GL_FRAMEBUFFER, fb);
+    gl->glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, buf);
+    gl->glDisable(GL_SCISSOR_TEST);
+    gl->glDisable(GL_RASTERIZER_DISCARD);
+    gl->glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    int ok = 0;
+    struct perfq_gl_vquery *q = NULL;
+    gl->glFinish();
+    uint64_t t0 = perfq_gl_now_ns();
+    if (perfq_gl_vquery_begin(&c->pub, GL_TIME_ELAPSED, 0, &q) == PERFQ_OK) {
+        for (int i = 0; i < clears; i++) {
+            gl->glClearColor((float)(i & 1), 0.5f, (float)(i % 3) / 2.0f, 1.0f);
+            gl->glClear(GL_COLOR_BUFFER_BIT);
+        }
+        perfq_gl_vquery_end(&c->pub, q);
+        gl->glFinish();
+        *cpu = perfq_gl_now_ns() - t0;
+        ok = perfq_gl_vquery_result(&c->pub, q, 1, gpu) == PERFQ_OK;
+        perfq_gl_vquery_free(&c->pub, q);
+    }
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw_fb);
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fb);
+    gl->glBindRenderbuffer(GL_RENDERBUFFER, (GLuint)rb);
+    gl->glDeleteFramebuffers(1, &fb);
+    gl->glDeleteRenderbuffers(1, &buf);
+    gl->glClearColor(color[0], color[1], color[2], color[3]);
+    gl->glColorMask(mask[0], mask[1], mask[2], mask[3]);
+    if (scissor)
+        gl->glEnable(GL_SCISSOR_TEST);
+    if (discard)
+        gl->glEnable(GL_RASTERIZER_DISCARD);
+    return ok;
+}
+
+/*
+ * The self-check, against CPU intervals bounded by glFinish:
+ * 1. two empty TIME_ELAPSED queries must not exceed the CPU interval around them (+1 ms);
+ * 2. (GL 3 / GLES 3) a query around clears of a 1024x1024 framebuffer must not exceed the CPU
+ *    interval either (llvmpipe's first query with rasterisation in it reads ~1e12 ns), and, where
+ *    the clears took the CPU 5 ms or more (a software renderer: the work is the bottleneck), must
+ *    cover at least half of it (llvmpipe reports a fraction of GPU-bound work). On a hardware
+ *    GPU the clears take microseconds, so only the upper bound applies.
+ */
 static int self_check(struct perfq_gl_ctx *c)
 {
-    for (int i = 0; i < 2; i++) {
+    perfq_gl_error_guard_begin(&c->pub);
+    int ok = 1;
+    for (int i = 0; i < 2 && ok; i++) {
         struct perfq_gl_vquery *q = NULL;
         uint64_t t0 = perfq_gl_now_ns();
-        if (perfq_gl_vquery_begin(&c->pub, GL_TIME_ELAPSED, 0, &q) != PERFQ_OK)
-            return 0;
+        if (perfq_gl_vquery_begin(&c->pub, GL_TIME_ELAPSED, 0, &q) != PERFQ_OK) {
+            ok = 0;
+            break;
+        }
         perfq_gl_vquery_end(&c->pub, q);
-        perfq_gl_error_guard_begin(&c->pub);
         c->pub.gl->glFinish();
-        perfq_gl_error_guard_end(&c->pub);
         uint64_t cpu = perfq_gl_now_ns() - t0;
         uint64_t gpu = 0;
         perfq_status_t st = perfq_gl_vquery_result(&c->pub, q, 1, &gpu);
         perfq_gl_vquery_free(&c->pub, q);
         if (st != PERFQ_OK || gpu > cpu + 1000000u)
-            return 0;
+            ok = 0;
     }
-    return 1;
+    if (ok && perfq_gl_version_at_least(&c->pub, 3, 0)) {
+        for (int i = 0; i < 2 && ok; i++) {
+            uint64_t gpu = 0, cpu = 0;
+            if (!timed_clears(c, 16, &gpu, &cpu))
+                break;      /* could not run: the empty-query checks stand */
+            if (getenv("PERFQ_GL_DEBUG"))
+                fprintf(stderr, "perfq-gl: self-check: 16 clears: timer %llu ns, CPU %llu ns\n",
+                        (unsigned long long)gpu, (unsigned long long)cpu);
+            if (gpu > cpu + 1000000u || (cpu >= 5000000u && gpu < cpu / 2))
+                ok = 0;
+        }
+    }
+    perfq_gl_error_guard_end(&c->pub);
+    return ok;
 }
 
 static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
@@ -328,7 +407,9 @@ static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
     int fences = egl_fences(c);
     const char *force = getenv("PERFQ_GL_TIMER");
     const char *quirk = NULL;
-    for (size_t i = 0; i < sizeof timer_quirks / sizeof timer_quirks[0]; i++)
+    const char *use_quirks = getenv("PERFQ_GL_TIMER_QUIRKS");   /* "0": self-check alone */
+    for (size_t i = 0; i < sizeof timer_quirks / sizeof timer_quirks[0] &&
+                       !(use_quirks && strcmp(use_quirks, "0") == 0); i++)
         if (strncmp(c->pub.renderer, timer_quirks[i].renderer_prefix,
                     strlen(timer_quirks[i].renderer_prefix)) == 0)
             quirk = timer_quirks[i].reason;
@@ -375,7 +456,6 @@ perfq_gl_timer_path_t perfq_gl_timer_path(struct perfq_gl_context *pub)
     return s ? s->path : PERFQ_GL_TIMER_NONE;
 }
 
-const char *perfq_gl_timer_reason(struct perfq_gl_context *pub);
 const char *perfq_gl_timer_reason(struct perfq_gl_context *pub)
 {
     struct perfq_gl_timer_state *s = state(perfq_gl_ctx(pub));
