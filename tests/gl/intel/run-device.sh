@@ -27,6 +27,10 @@ for t in errors counts nested threads cycles datasize; do
     run "intel-$t-gles" "$dir/test-intel-$t" --gles
 done
 run intel-no-queries "$dir/test-intel-no-queries"
+for k in "" --compat --gles; do
+    run "intel-preload$k" env LD_PRELOAD="$PWD/$build/src/gl/libperfq-gl.so" \
+        "$dir/test-intel-preload" $k
+done
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 bench=$(find "$build/bench" -name 'bench-intel-pipeline-statistics' -type f 2>/dev/null | head -1)
 if [ -n "$bench" ]; then
