@@ -643,8 +643,10 @@ void intel_GetPerfQueryDataINTEL(uint32_t queryHandle, uint32_t flags, int32_t d
             st = instance_result(ipc, obj, 0);
             if (st == PERFQ_NOT_READY && flags == GL_PERFQUERY_FLUSH_INTEL) {
                 /* PERFQUERY_FLUSH_INTEL: "Otherwise, it implicitly submits any outstanding
-                 * 3D commands to the GPU for execution." */
+                 * 3D commands to the GPU for execution." Then one more poll, still without
+                 * blocking: work that was only waiting for the flush may be done by now. */
                 ipc->host.flush(ipc->host.ctx);
+                st = instance_result(ipc, obj, 0);
             }
         }
         obj->ready = st == PERFQ_OK;
