@@ -245,6 +245,25 @@ void perfq_gl_context_destroyed(void *handle)
     }
 }
 
+int perfq_gl_context_destroy_if_idle(void *handle)
+{
+    struct perfq_gl_ctx *c = perfq_gl_context_lookup(handle, 0, PERFQ_GL_WS_EGL, NULL);
+    if (!c)
+        return 0;
+    pthread_mutex_lock(&context_lock);
+    int idle = c->current_count == 0;
+    if (idle)
+        unlink_context(c);
+    pthread_mutex_unlock(&context_lock);
+    if (idle) {
+        /* Before the driver destroys it: the fences the timer's helper waits on belong to it,
+         * and a destroyed context's pending fences may never signal. */
+        finalize(c, 0);
+        free_context(c);
+    }
+    return idle;
+}
+
 void perfq_gl_display_terminated(void *display)
 {
     /* eglTerminate: every context of the display is destroyed once it is released. */
@@ -261,7 +280,8 @@ void perfq_gl_display_terminated(void *display)
         pthread_mutex_unlock(&context_lock);
         if (!handle)
             return;
-        perfq_gl_context_destroyed(handle);
+        if (!perfq_gl_context_destroy_if_idle(handle))
+            perfq_gl_context_destroyed(handle);
     }
 }
 

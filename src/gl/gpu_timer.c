@@ -104,7 +104,22 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
 {
     f->waiters++;
     pthread_mutex_unlock(&s->lock);
-    EGLint r = perfq_gl_dispatch()->eglClientWaitSyncKHR(s->dpy, f->sync, 0, EGL_FOREVER_KHR);
+    /* In 100 ms slices, so that a helper told to stop cannot hang on a fence that will never
+     * signal (it gives up 2 s after the stop, and the stamp is marked failed). */
+    EGLint r;
+    uint64_t stop_seen = 0;
+    for (;;) {
+        r = perfq_gl_dispatch()->eglClientWaitSyncKHR(s->dpy, f->sync, 0, 100000000ull);
+        if (r != EGL_TIMEOUT_EXPIRED_KHR)
+            break;
+        if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+            uint64_t now = perfq_gl_now_ns();
+            if (!stop_seen)
+                stop_seen = now;
+            else if (now - stop_seen > 2000000000ull)
+                break;
+        }
+    }
     uint64_t t = perfq_gl_now_ns();
     pthread_mutex_lock(&s->lock);
     f->waiters--;
@@ -725,7 +740,7 @@ void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
     if (s->started) {
         /* The helper finishes the fences it has (Mesa signals them; each was flushed). */
         pthread_mutex_lock(&s->lock);
-        s->stop = 1;
+        __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
         pthread_cond_signal(&s->work);
         pthread_mutex_unlock(&s->lock);
         pthread_join(s->thread, NULL);

@@ -36,8 +36,9 @@ PERFQ_GL_EXPORT EGLBoolean eglDestroyContext(EGLDisplay dpy, EGLContext ctx)
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     if (!gl->eglDestroyContext)
         return EGL_FALSE;
+    int done = perfq_gl_context_destroy_if_idle(ctx);
     EGLBoolean ok = gl->eglDestroyContext(dpy, ctx);
-    if (ok)
+    if (ok && !done)
         perfq_gl_context_destroyed(ctx);
     return ok;
 }
@@ -74,8 +75,8 @@ PERFQ_GL_EXPORT EGLBoolean eglTerminate(EGLDisplay dpy)
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     if (!gl->eglTerminate)
         return EGL_FALSE;
-    EGLBoolean ok = gl->eglTerminate(dpy);
-    if (ok)
-        perfq_gl_display_terminated(dpy);
-    return ok;
+    /* Contexts of the display that are current nowhere are finalised before the driver destroys
+     * them; the others when they are released. */
+    perfq_gl_display_terminated(dpy);
+    return gl->eglTerminate(dpy);
 }

@@ -76,8 +76,10 @@ void glXDestroyContext(void *dpy, void *ctx)
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     if (!gl->glXDestroyContext)
         return;
+    int done = perfq_gl_context_destroy_if_idle(ctx);
     gl->glXDestroyContext(dpy, ctx);
-    perfq_gl_context_destroyed(ctx);
+    if (!done)
+        perfq_gl_context_destroyed(ctx);
 }
 
 int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx)

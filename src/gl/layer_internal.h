@@ -76,6 +76,11 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
 void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display);
 /* Before the real make-current: finalize a destroy-pending context that is leaving. */
 void perfq_gl_context_before_switch(void *new_handle);
+/* The program is destroying `handle` (before the real call): if it is current nowhere, its
+ * state is finalised and freed now and 1 is returned; else 0 (call perfq_gl_context_destroyed
+ * after the real call succeeds). */
+int perfq_gl_context_destroy_if_idle(void *handle);
+/* eglTerminate(display) is about to run: the same for every context of the display. */
 /* The program destroyed `handle` (after the real call succeeded). */
 void perfq_gl_context_destroyed(void *handle);
 /* eglTerminate(display) succeeded. */
