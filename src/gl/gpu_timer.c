@@ -357,10 +357,12 @@ static int timed_clears(struct perfq_gl_ctx *c, int clears, uint64_t *gpu, uint6
  * The self-check, against CPU intervals bounded by glFinish:
  * 1. two empty TIME_ELAPSED queries must not exceed the CPU interval around them (+1 ms);
  * 2. (GL 3 / GLES 3) a query around clears of a 1024x1024 framebuffer must not exceed the CPU
- *    interval either (llvmpipe's first query with rasterisation in it reads ~1e12 ns), and, where
- *    the clears took the CPU 5 ms or more (a software renderer: the work is the bottleneck), must
- *    cover at least half of it (llvmpipe reports a fraction of GPU-bound work). On a hardware
- *    GPU the clears take microseconds, so only the upper bound applies.
+ *    interval either: llvmpipe's first query with rasterisation in it reads its raw
+ *    CLOCK_MONOTONIC time (~2e12 ns after 30 minutes of uptime).
+ * No lower bound: on a hardware GPU the CPU interval around a few clears is mostly the driver's
+ * own CPU time (allocation, first use), so "too small" cannot be told from "right" here; drivers
+ * that under-report GPU-bound work are the quirk table's business (NVIDIA's first clears took
+ * 5+ ms of CPU for microseconds of GPU work: a lower bound sent it to the fence path).
  */
 static int self_check(struct perfq_gl_ctx *c)
 {
@@ -390,7 +392,7 @@ static int self_check(struct perfq_gl_ctx *c)
             if (getenv("PERFQ_GL_DEBUG"))
                 fprintf(stderr, "perfq-gl: self-check: 16 clears: timer %llu ns, CPU %llu ns\n",
                         (unsigned long long)gpu, (unsigned long long)cpu);
-            if (gpu > cpu + 1000000u || (cpu >= 5000000u && gpu < cpu / 2))
+            if (gpu > cpu + 1000000u)
                 ok = 0;
         }
     }
