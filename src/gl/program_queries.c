@@ -268,6 +268,45 @@ static int get_object_common(GLuint id, GLenum pname, void *params, enum value_t
     return 1;
 }
 
+/* GL 4.5 DSA: the result of a split query goes into the named buffer at offset, as the driver
+ * would write it. 1 if the layer answered. */
+static int get_buffer_object_common(GLuint id, GLuint buffer, GLenum pname, GLintptr offset,
+                                    enum value_type type)
+{
+    struct perfq_gl_ctx *c = vq_ctx();
+    if (!c || !c->vq->records.count)
+        return 0;
+    struct perfq_gl_vquery *rec = perfq_gl_name_table_get(&c->vq->records, id);
+    if (!rec)
+        return 0;
+    if (rec->active) {
+        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        return 1;
+    }
+    if (pname != GL_QUERY_RESULT && pname != GL_QUERY_RESULT_AVAILABLE &&
+        pname != GL_QUERY_RESULT_NO_WAIT)
+        return 0;
+    GLuint64 v = 0;
+    perfq_gl_error_guard_begin(&c->pub);
+    perfq_status_t st = perfq_gl_vq_value(c, rec, pname == GL_QUERY_RESULT, &v);
+    perfq_gl_error_guard_end(&c->pub);
+    if (pname == GL_QUERY_RESULT_AVAILABLE)
+        v = st == PERFQ_OK;
+    else if (st != PERFQ_OK)
+        return 1;   /* NO_WAIT and not available: nothing written */
+    union { GLint i; GLuint u; GLint64 i64; GLuint64 u64; } out;
+    GLsizeiptr size = 4;
+    switch (type) {
+    case V_INT32: out.i = v > (GLuint64)INT_MAX ? INT_MAX : (GLint)v; break;
+    case V_UINT32: out.u = v > (GLuint64)UINT_MAX ? UINT_MAX : (GLuint)v; break;
+    case V_INT64: out.i64 = v > (GLuint64)INT64_MAX ? INT64_MAX : (GLint64)v; size = 8; break;
+    default: out.u64 = v; size = 8; break;
+    }
+    /* The driver's own errors (a bad buffer name, an offset out of range) are the program's. */
+    c->pub.gl->glNamedBufferSubData(buffer, offset, size, &out);
+    return 1;
+}
+
 static void delete_common(GLsizei n, const GLuint *ids, void (*real)(GLsizei, const GLuint *))
 {
     struct perfq_gl_ctx *c = vq_ctx();
@@ -379,6 +418,30 @@ PERFQ_GL_EXPORT void glGetQueryObjectui64v(GLuint id, GLenum pname, GLuint64 *pa
 {
     if (!get_object_common(id, pname, params, V_UINT64))
         GL_->glGetQueryObjectui64v(id, pname, params);
+}
+PERFQ_GL_EXPORT void glGetQueryBufferObjectiv(GLuint id, GLuint buffer, GLenum pname,
+                                              GLintptr offset)
+{
+    if (!get_buffer_object_common(id, buffer, pname, offset, V_INT32))
+        GL_->glGetQueryBufferObjectiv(id, buffer, pname, offset);
+}
+PERFQ_GL_EXPORT void glGetQueryBufferObjectuiv(GLuint id, GLuint buffer, GLenum pname,
+                                               GLintptr offset)
+{
+    if (!get_buffer_object_common(id, buffer, pname, offset, V_UINT32))
+        GL_->glGetQueryBufferObjectuiv(id, buffer, pname, offset);
+}
+PERFQ_GL_EXPORT void glGetQueryBufferObjecti64v(GLuint id, GLuint buffer, GLenum pname,
+                                                GLintptr offset)
+{
+    if (!get_buffer_object_common(id, buffer, pname, offset, V_INT64))
+        GL_->glGetQueryBufferObjecti64v(id, buffer, pname, offset);
+}
+PERFQ_GL_EXPORT void glGetQueryBufferObjectui64v(GLuint id, GLuint buffer, GLenum pname,
+                                                 GLintptr offset)
+{
+    if (!get_buffer_object_common(id, buffer, pname, offset, V_UINT64))
+        GL_->glGetQueryBufferObjectui64v(id, buffer, pname, offset);
 }
 PERFQ_GL_EXPORT void glDeleteQueries(GLsizei n, const GLuint *ids)
 {

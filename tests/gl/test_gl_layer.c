@@ -367,6 +367,15 @@ static void test_program_state_unchanged(void **state)
     assert_int_equal(now[0], init[0]);
     assert_int_equal(now[1], quad_samples(2));
     assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* The same through GL 4.5's glGetQueryBufferObjectui64v. */
+    if (perfq_gl_version_at_least(cur(), 4, 5)) {
+        PFNGLGETQUERYBUFFEROBJECTUI64VPROC get_buffer_object =
+            (PFNGLGETQUERYBUFFEROBJECTUI64VPROC)eglGetProcAddress("glGetQueryBufferObjectui64v");
+        get_buffer_object(p, buf, GL_QUERY_RESULT, 0);
+        gl.glGetBufferSubData(GL_QUERY_BUFFER, 0, sizeof now, now);
+        assert_int_equal(now[0], quad_samples(2));
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+    }
     gl.glBindBuffer(GL_QUERY_BUFFER, 0);
     gl.glDeleteBuffers(1, &buf);
     gl.glDeleteQueries(1, &p);
