@@ -1,0 +1,176 @@
+/*
+ * An unmodified GLX program (links libGL and libX11 only) run with LD_PRELOAD=libperfq-gl.so:
+ * the layer must follow GLX contexts (created with glXCreateContextAttribsARB fetched through
+ * glXGetProcAddressARB, made current on a pbuffer, destroyed), keep the program's own occlusion
+ * query exact, and advertise GL_ANGLE_timer_query only where it can honour it: on llvmpipe a GLX
+ * context has neither trustworthy timer queries nor EGL fences, so it must not be advertised
+ * there unless PERFQ_GL_TIMER=query asks for the driver's timer.
+ * Without $DISPLAY it starts an Xvfb of its own if /usr/bin/Xvfb exists, else skips (77).
+ * Exit 0: works; 1: does not.
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <GL/glx.h>
+#include <X11/Xlib.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfq/angle_timer_query.h"
+
+static pid_t xvfb = 0;
+
+static void stop_xvfb(void)
+{
+    if (xvfb > 0) {
+        kill(xvfb, SIGTERM);
+        waitpid(xvfb, NULL, 0);
+        xvfb = 0;
+    }
+}
+
+static int start_xvfb(void)
+{
+    if (access("/usr/bin/Xvfb", X_OK) != 0)
+        return -1;
+    for (int n = 90 + (int)(getpid() % 100); n < 400; n += 7) {
+        char lock[64], sock[64], disp[16];
+        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", n);
+        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", n);
+        if (access(lock, F_OK) == 0)
+            continue;
+        snprintf(disp, sizeof disp, ":%d", n);
+        xvfb = fork();
+        if (xvfb == 0) {
+            /* Xvfb must not inherit the layer. */
+            unsetenv("LD_PRELOAD");
+            execl("/usr/bin/Xvfb", "Xvfb", disp, "-screen", "0", "256x256x24", "-nolisten",
+                  "tcp", (char *)NULL);
+            _exit(127);
+        }
+        for (int i = 0; i < 100; i++) {
+            struct stat st;
+            if (stat(sock, &st) == 0) {
+                setenv("DISPLAY", disp, 1);
+                usleep(100000);
+                return 0;
+            }
+            usleep(50000);
+        }
+        stop_xvfb();
+    }
+    return -1;
+}
+
+struct stats {
+    uint64_t contexts, vqueries, segments, program_records, timers, fences_pending, angle;
+};
+
+int main(void)
+{
+    if (!getenv("DISPLAY") && start_xvfb() != 0) {
+        fprintf(stderr, "no X display and no Xvfb: skipping\n");
+        return 77;
+    }
+    atexit(stop_xvfb);
+    Display *dpy = XOpenDisplay(NULL);
+    if (!dpy) {
+        fprintf(stderr, "cannot open the X display: skipping\n");
+        return 77;
+    }
+    int attrs[] = {GLX_DRAWABLE_TYPE, GLX_PBUFFER_BIT, GLX_RENDER_TYPE, GLX_RGBA_BIT,
+                   GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8, None};
+    int n = 0;
+    GLXFBConfig *configs = glXChooseFBConfig(dpy, DefaultScreen(dpy), attrs, &n);
+    if (!configs || n < 1) {
+        fprintf(stderr, "no pbuffer config: skipping\n");
+        return 77;
+    }
+    PFNGLXCREATECONTEXTATTRIBSARBPROC create = (PFNGLXCREATECONTEXTATTRIBSARBPROC)
+        glXGetProcAddressARB((const GLubyte *)"glXCreateContextAttribsARB");
+    int cattrs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB, 3, GLX_CONTEXT_MINOR_VERSION_ARB, 3,
+                    GLX_CONTEXT_PROFILE_MASK_ARB, GLX_CONTEXT_COMPATIBILITY_PROFILE_BIT_ARB,
+                    None};
+    GLXContext ctx = create ? create(dpy, configs[0], NULL, True, cattrs) : NULL;
+    int pattrs[] = {GLX_PBUFFER_WIDTH, 64, GLX_PBUFFER_HEIGHT, 64, None};
+    GLXPbuffer pb = glXCreatePbuffer(dpy, configs[0], pattrs);
+    if (!ctx || !glXMakeContextCurrent(dpy, pb, pb, ctx)) {
+        fprintf(stderr, "no GLX context: skipping\n");
+        return 77;
+    }
+    void (*stats_fn)(struct stats *) = (void (*)(struct stats *))dlsym(RTLD_DEFAULT,
+                                                                       "perfq_gl_layer_stats");
+    if (!stats_fn) {
+        fprintf(stderr, "the layer is not loaded\n");
+        return 1;
+    }
+    struct stats st;
+    stats_fn(&st);
+    int ok = st.contexts >= 1;
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    GLint next = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &next);
+    int angle = 0;
+    for (GLint i = 0; i < next; i++)
+        angle |= strcmp((const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i),
+                        "GL_ANGLE_timer_query") == 0;
+    const char *forced = getenv("PERFQ_GL_TIMER");
+    int expect_angle = !(strncmp(renderer, "llvmpipe", 8) == 0 && !(forced && !strcmp(forced, "query")));
+    printf("%s | %s (GLX): GL_ANGLE_timer_query %s (expected %s)\n", renderer,
+           glGetString(GL_VERSION), angle ? "advertised" : "absent",
+           expect_angle ? "advertised" : "absent");
+    ok &= angle == expect_angle;
+
+    /* The program's own occlusion query, exact: a full-pbuffer rectangle. */
+    GLuint q = 0;
+    glGenQueries(1, &q);
+    glViewport(0, 0, 64, 64);
+    glBeginQuery(GL_SAMPLES_PASSED, q);
+    glRecti(-1, -1, 1, 1);
+    glEndQuery(GL_SAMPLES_PASSED);
+    GLuint samples = 0;
+    glGetQueryObjectuiv(q, GL_QUERY_RESULT, &samples);
+    printf("samples passed %u (expected %u)\n", samples, 64u * 64u);
+    ok &= samples == 64u * 64u;
+    glDeleteQueries(1, &q);
+
+    if (angle) {
+        PFNGLGENQUERIESANGLEPROC gen = (PFNGLGENQUERIESANGLEPROC)
+            glXGetProcAddress((const GLubyte *)"glGenQueriesANGLE");
+        PFNGLBEGINQUERYANGLEPROC begin = (PFNGLBEGINQUERYANGLEPROC)
+            glXGetProcAddress((const GLubyte *)"glBeginQueryANGLE");
+        PFNGLENDQUERYANGLEPROC end = (PFNGLENDQUERYANGLEPROC)
+            glXGetProcAddress((const GLubyte *)"glEndQueryANGLE");
+        PFNGLGETQUERYOBJECTUI64VANGLEPROC get = (PFNGLGETQUERYOBJECTUI64VANGLEPROC)
+            glXGetProcAddress((const GLubyte *)"glGetQueryObjectui64vANGLE");
+        GLuint a = 0;
+        gen(1, &a);
+        begin(GL_TIME_ELAPSED_ANGLE, a);
+        glRecti(-1, -1, 1, 1);
+        end(GL_TIME_ELAPSED_ANGLE);
+        GLuint64 ns = 0;
+        get(a, GL_QUERY_RESULT_ANGLE, &ns);
+        printf("ANGLE elapsed %llu ns\n", (unsigned long long)ns);
+    }
+    GLenum err = glGetError();
+    printf("GL error 0x%x\n", err);
+    ok &= err == GL_NO_ERROR;
+
+    glXMakeContextCurrent(dpy, None, None, NULL);
+    glXDestroyContext(dpy, ctx);
+    stats_fn(&st);
+    printf("contexts tracked after glXDestroyContext: %llu\n", (unsigned long long)st.contexts);
+    ok &= st.contexts == 0;
+    glXDestroyPbuffer(dpy, pb);
+    XFree(configs);
+    XCloseDisplay(dpy);
+    return ok ? 0 : 1;
+}
