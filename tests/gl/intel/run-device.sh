@@ -35,7 +35,7 @@ echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 bench=$(find "$build/bench" -name 'bench-intel-pipeline-statistics' -type f 2>/dev/null | head -1)
 if [ -n "$bench" ]; then
     echo "--- benchmark (2), default timer path"
-    "$bench" 21 200
+    PERFQ_GL_DEBUG=1 "$bench" 21 200 2>&1 | grep -v checksum
     echo "--- benchmark (2), PERFQ_GL_TIMER=query"
     PERFQ_GL_TIMER=query "$bench" 21 200
 fi
