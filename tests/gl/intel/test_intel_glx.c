@@ -1,0 +1,242 @@
+/*
+ * GL_INTEL_performance_query in an unmodified GLX program (links libGL and libX11 only; meson
+ * runs it with LD_PRELOAD=libperfq-gl.so): the entry points come from glXGetProcAddressARB, the
+ * query types follow what the context can honour (on llvmpipe a GLX context has neither
+ * trustworthy timer queries nor EGL fences: no "GPU Time" and no "GPU Time Elapsed", unless
+ * PERFQ_GL_TIMER=query asks for the driver's timer), and the counts are exact beside the
+ * program's own occlusion query. Without $DISPLAY it starts an Xvfb of its own if /usr/bin/Xvfb
+ * exists, else skips (77). Exit 0: works; 1: does not.
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <GL/glx.h>
+#include <X11/Xlib.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pid_t xvfb = 0;
+static int failures = 0;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                          \
+        }                                                                        \
+    } while (0)
+
+static void stop_xvfb(void)
+{
+    if (xvfb > 0) {
+        kill(xvfb, SIGTERM);
+        waitpid(xvfb, NULL, 0);
+        xvfb = 0;
+    }
+}
+
+static int start_xvfb(void)
+{
+    if (access("/usr/bin/Xvfb", X_OK) != 0)
+        return -1;
+    for (int n = 400 + (int)(getpid() % 100); n < 700; n += 7) {
+        char lock[64], sock[64], disp[16];
+        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", n);
+        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", n);
+        if (access(lock, F_OK) == 0)
+            continue;
+        snprintf(disp, sizeof disp, ":%d", n);
+        xvfb = fork();
+        if (xvfb == 0) {
+            unsetenv("LD_PRELOAD");   /* Xvfb must not carry the layer */
+            execl("/usr/bin/Xvfb", "Xvfb", disp, "-screen", "0", "256x256x24", "-nolisten",
+                  "tcp", (char *)NULL);
+            _exit(127);
+        }
+        for (int i = 0; i < 100; i++) {
+            struct stat st;
+            if (stat(sock, &st) == 0) {
+                setenv("DISPLAY", disp, 1);
+                usleep(100000);
+                return 0;
+            }
+            usleep(50000);
+        }
+        stop_xvfb();
+    }
+    return -1;
+}
+
+#define GET(type, name) ((type)glXGetProcAddressARB((const GLubyte *)(name)))
+
+static PFNGLGETPERFQUERYIDBYNAMEINTELPROC by_name;
+static PFNGLGETPERFQUERYINFOINTELPROC query_info;
+static PFNGLGETPERFCOUNTERINFOINTELPROC counter_info;
+
+static GLuint type_id(const char *name)
+{
+    GLuint id = 0;
+    by_name((GLchar *)name, &id);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    return id;
+}
+
+/* The counter's value in data, or UINT64_MAX when the type has no such counter. */
+static uint64_t counter(GLuint id, const char *name, const uint8_t *data)
+{
+    GLuint n = 0;
+    query_info(id, 0, NULL, NULL, &n, NULL, NULL);
+    for (GLuint c = 1; c <= n; c++) {
+        char cname[256];
+        GLuint off = 0, size = 0;
+        counter_info(id, c, sizeof cname, cname, 0, NULL, &off, &size, NULL, NULL, NULL);
+        if (strcmp(cname, name) != 0)
+            continue;
+        if (size == 4) {
+            uint32_t v;
+            memcpy(&v, data + off, 4);
+            return v;
+        }
+        uint64_t v;
+        memcpy(&v, data + off, 8);
+        return v;
+    }
+    return UINT64_MAX;
+}
+
+static void triangles(int n)
+{
+    glBegin(GL_TRIANGLES);
+    for (int i = 0; i < n; i++) {
+        float x = -0.9f + 0.05f * (float)(i % 36), y = -0.9f + 0.05f * (float)(i / 36);
+        glVertex2f(x, y);
+        glVertex2f(x + 0.04f, y);
+        glVertex2f(x, y + 0.04f);
+    }
+    glEnd();
+}
+
+int main(void)
+{
+    if (!getenv("DISPLAY") && start_xvfb() != 0) {
+        fprintf(stderr, "no X display and no Xvfb: skipping\n");
+        return 77;
+    }
+    atexit(stop_xvfb);
+    Display *dpy = XOpenDisplay(NULL);
+    if (!dpy) {
+        fprintf(stderr, "cannot open the X display: skipping\n");
+        return 77;
+    }
+    int attrs[] = {GLX_DRAWABLE_TYPE, GLX_PBUFFER_BIT, GLX_RENDER_TYPE, GLX_RGBA_BIT,
+                   GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8, None};
+    int n = 0;
+    GLXFBConfig *configs = glXChooseFBConfig(dpy, DefaultScreen(dpy), attrs, &n);
+    if (!configs || n < 1) {
+        fprintf(stderr, "no pbuffer config: skipping\n");
+        return 77;
+    }
+    PFNGLXCREATECONTEXTATTRIBSARBPROC create =
+        GET(PFNGLXCREATECONTEXTATTRIBSARBPROC, "glXCreateContextAttribsARB");
+    int cattrs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB, 3, GLX_CONTEXT_MINOR_VERSION_ARB, 3,
+                    GLX_CONTEXT_PROFILE_MASK_ARB, GLX_CONTEXT_COMPATIBILITY_PROFILE_BIT_ARB,
+                    None};
+    GLXContext ctx = create ? create(dpy, configs[0], NULL, True, cattrs) : NULL;
+    int pattrs[] = {GLX_PBUFFER_WIDTH, 64, GLX_PBUFFER_HEIGHT, 64, None};
+    GLXPbuffer pb = glXCreatePbuffer(dpy, configs[0], pattrs);
+    if (!ctx || !glXMakeContextCurrent(dpy, pb, pb, ctx)) {
+        fprintf(stderr, "no GLX context: skipping\n");
+        return 77;
+    }
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    GLint next = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &next);
+    int listed = 0;
+    for (GLint i = 0; i < next; i++)
+        listed |= strcmp((const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i),
+                         "GL_INTEL_performance_query") == 0;
+    printf("%s (GLX): GL_INTEL_performance_query %s\n", renderer, listed ? "listed" : "absent");
+    CHECK(listed);
+
+    PFNGLGETFIRSTPERFQUERYIDINTELPROC first =
+        GET(PFNGLGETFIRSTPERFQUERYIDINTELPROC, "glGetFirstPerfQueryIdINTEL");
+    PFNGLGETNEXTPERFQUERYIDINTELPROC next_id =
+        GET(PFNGLGETNEXTPERFQUERYIDINTELPROC, "glGetNextPerfQueryIdINTEL");
+    by_name = GET(PFNGLGETPERFQUERYIDBYNAMEINTELPROC, "glGetPerfQueryIdByNameINTEL");
+    query_info = GET(PFNGLGETPERFQUERYINFOINTELPROC, "glGetPerfQueryInfoINTEL");
+    counter_info = GET(PFNGLGETPERFCOUNTERINFOINTELPROC, "glGetPerfCounterInfoINTEL");
+    PFNGLCREATEPERFQUERYINTELPROC create_q =
+        GET(PFNGLCREATEPERFQUERYINTELPROC, "glCreatePerfQueryINTEL");
+    PFNGLDELETEPERFQUERYINTELPROC delete_q =
+        GET(PFNGLDELETEPERFQUERYINTELPROC, "glDeletePerfQueryINTEL");
+    PFNGLBEGINPERFQUERYINTELPROC begin_q =
+        GET(PFNGLBEGINPERFQUERYINTELPROC, "glBeginPerfQueryINTEL");
+    PFNGLENDPERFQUERYINTELPROC end_q = GET(PFNGLENDPERFQUERYINTELPROC, "glEndPerfQueryINTEL");
+    PFNGLGETPERFQUERYDATAINTELPROC data_q =
+        GET(PFNGLGETPERFQUERYDATAINTELPROC, "glGetPerfQueryDataINTEL");
+
+    GLuint id = 0;
+    for (first(&id); id; next_id(id, &id)) {
+        char name[256];
+        GLuint count = 0;
+        query_info(id, sizeof name, name, NULL, &count, NULL, NULL);
+        printf("query %u \"%s\": %u counters\n", id, name, count);
+    }
+    GLuint ps = type_id("Pipeline Statistics"), gpu = type_id("GPU Time");
+    CHECK(type_id("Host CPU") != 0);
+    const char *forced = getenv("PERFQ_GL_TIMER");
+    if (strncmp(renderer, "llvmpipe", 8) == 0 && !(forced && strcmp(forced, "query") == 0))
+        CHECK(gpu == 0);   /* no trustworthy timer in a llvmpipe GLX context */
+
+    if (ps) {
+        GLuint size = 0, h = 0, written = 0, own = 0, own_samples = 0;
+        query_info(ps, 0, NULL, &size, NULL, NULL, NULL);
+        uint8_t *data = malloc(size);
+        glViewport(0, 0, 64, 64);
+        glGenQueries(1, &own);
+        create_q(ps, &h);
+        glBeginQuery(GL_SAMPLES_PASSED, own);
+        begin_q(h);
+        triangles(37);
+        glRecti(-1, -1, 1, 1);
+        end_q(h);
+        glRecti(-1, -1, 1, 1);
+        glEndQuery(GL_SAMPLES_PASSED);
+        data_q(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
+        glGetQueryObjectuiv(own, GL_QUERY_RESULT, &own_samples);
+        CHECK(written == size);
+        uint64_t prims = counter(ps, "Primitives Submitted", data);
+        uint64_t verts = counter(ps, "Vertices Submitted", data);
+        uint64_t samples = counter(ps, "Samples Passed", data);
+        printf("primitives %llu, vertices %llu, samples passed %llu (>= %u), the program's own "
+               "samples passed %u\n", (unsigned long long)prims, (unsigned long long)verts,
+               (unsigned long long)samples, 64u * 64u, own_samples);
+        /* glRecti submits one quad of 4 vertices: llvmpipe counts it as 1 primitive; a driver
+         * that splits it before counting sees 2 triangles (6 vertices). */
+        CHECK(prims == 37 + 1 || prims == 37 + 2);
+        CHECK(verts == 3 * 37 + 4 || verts == 3 * 37 + 6);
+        CHECK(samples >= 64u * 64u);
+        CHECK(own_samples >= 2u * 64u * 64u);
+        /* GPU Time Elapsed exactly where the context has a GPU timer. */
+        CHECK((counter(ps, "GPU Time Elapsed", data) != UINT64_MAX) == (gpu != 0));
+        delete_q(h);
+        glDeleteQueries(1, &own);
+        free(data);
+    }
+    GLenum err = glGetError();
+    printf("GL error 0x%x\n", err);
+    CHECK(err == GL_NO_ERROR);
+    glXMakeContextCurrent(dpy, None, None, NULL);
+    glXDestroyContext(dpy, ctx);
+    glXDestroyPbuffer(dpy, pb);
+    XFree(configs);
+    XCloseDisplay(dpy);
+    return failures ? 1 : 0;
+}
