@@ -19,6 +19,7 @@
  * passes; every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
  */
 #include "gl/layer_internal.h"
+#include "gl/glx_fence.h"
 #include "gl/query_virtualization.h"
 #include "perfq/angle_timer_query.h"
 
@@ -37,7 +38,7 @@ uint64_t perfq_gl_now_ns(void)
 }
 
 struct fence_stamp {
-    EGLSyncKHR sync;
+    void *sync;             /* an EGLSyncKHR, or a GLsync on the GLX fence path */
     int done;               /* stamped; under the state's lock (as every field below) */
     int failed;
     uint64_t ns;
@@ -64,6 +65,8 @@ struct perfq_gl_timer_state {
     int stop, started;
     int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
     int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
+    struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
+    int bind_failed;                    /* GLX: the helper could not make its context current */
     pthread_t thread;
 };
 
@@ -93,7 +96,10 @@ static void fence_unref(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 {
     if (f->waiters == 0 && f->passed && !f->destroyed) {
-        perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
+        if (s->glx)
+            perfq_gl_dispatch()->glDeleteSync((GLsync)f->sync);
+        else
+            perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
         f->destroyed = 1;
     }
 }
@@ -106,11 +112,26 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
     pthread_mutex_unlock(&s->lock);
     /* In 100 ms slices, so that a helper told to stop cannot hang on a fence that will never
      * signal (it gives up 2 s after the stop, and the stamp is marked failed). */
-    EGLint r;
+    int satisfied = 0;
     uint64_t stop_seen = 0;
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     for (;;) {
-        r = perfq_gl_dispatch()->eglClientWaitSyncKHR(s->dpy, f->sync, 0, 100000000ull);
-        if (r != EGL_TIMEOUT_EXPIRED_KHR)
+        int timeout;
+        if (s->glx) {
+            /* GL_ARB_sync: the waiting thread has a context sharing the sync (the helper's own,
+             * or the program's when the caller waits). */
+            int helper_without_context = s->bind_failed &&
+                                         pthread_equal(pthread_self(), s->thread);
+            GLenum g = helper_without_context ? GL_WAIT_FAILED :
+                gl->glClientWaitSync((GLsync)f->sync, 0, 100000000ull);
+            timeout = g == GL_TIMEOUT_EXPIRED;
+            satisfied = g == GL_ALREADY_SIGNALED || g == GL_CONDITION_SATISFIED;
+        } else {
+            EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, 100000000ull);
+            timeout = r == EGL_TIMEOUT_EXPIRED_KHR;
+            satisfied = r == EGL_CONDITION_SATISFIED_KHR;
+        }
+        if (!timeout)
             break;
         if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
             uint64_t now = perfq_gl_now_ns();
@@ -125,7 +146,7 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
     f->waiters--;
     if (!f->done) {
         f->ns = t;
-        f->failed = r != EGL_CONDITION_SATISFIED_KHR;
+        f->failed = !satisfied;
         f->done = 1;
         atomic_fetch_sub(&fences_pending, 1);
         pthread_cond_broadcast(&s->done);
@@ -138,6 +159,8 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
 static void *helper_main(void *arg)
 {
     struct perfq_gl_timer_state *s = arg;
+    if (s->glx && perfq_gl_glx_waiter_bind(s->glx, perfq_gl_dispatch()) != 0)
+        s->bind_failed = 1;     /* fences are then stamped only by callers that wait */
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!s->head && !s->stop)
@@ -155,6 +178,8 @@ static void *helper_main(void *arg)
         fence_unref(s, f);
     }
     pthread_mutex_unlock(&s->lock);
+    if (s->glx && !s->bind_failed)
+        perfq_gl_glx_waiter_unbind(s->glx, perfq_gl_dispatch());
     return NULL;
 }
 
@@ -228,15 +253,22 @@ static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
     struct fence_stamp *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    f->sync = gl->eglCreateSyncKHR(s->dpy, EGL_SYNC_FENCE_KHR, NULL);
-    if (f->sync == EGL_NO_SYNC_KHR) {
+    if (s->glx) {
+        perfq_gl_error_guard_begin(&c->pub);
+        f->sync = gl->glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        gl->glFlush();      /* another thread waits on it: it must reach the driver now */
+        perfq_gl_error_guard_end(&c->pub);
+    } else {
+        f->sync = gl->eglCreateSyncKHR(s->dpy, EGL_SYNC_FENCE_KHR, NULL);
+    }
+    if (!f->sync) {
         free(f);
         return NULL;
     }
     /* The helper's wait cannot flush this context (it is not current there): the fence must
      * reach the driver's queue now. Mesa flushes when it creates a fence (dri2_create_sync ->
      * st flush); elsewhere, flush here. */
-    if (!s->driver_flushes_fences) {
+    if (!s->glx && !s->driver_flushes_fences) {
         perfq_gl_error_guard_begin(&c->pub);
         gl->glFlush();
         perfq_gl_error_guard_end(&c->pub);
@@ -421,7 +453,7 @@ static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
     int timer_queries = perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
                         perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter;
     int bits = timer_queries ? query_bits(c, GL_TIME_ELAPSED) : 0;
-    int fences = egl_fences(c);
+    int fences = egl_fences(c) || perfq_gl_glx_fences_possible(c);
     const char *force = getenv("PERFQ_GL_TIMER");
     const char *quirk = NULL;
     const char *use_quirks = getenv("PERFQ_GL_TIMER_QUIRKS");   /* "0": self-check alone */
@@ -450,6 +482,13 @@ static struct perfq_gl_timer_state *state(struct perfq_gl_ctx *c)
     } else {
         s->path = PERFQ_GL_TIMER_NONE;
         s->reason = "no trustworthy timer queries and no EGL_KHR_fence_sync";
+    }
+    if (s->path == PERFQ_GL_TIMER_FENCE && c->pub.window_system == PERFQ_GL_WS_GLX) {
+        s->glx = perfq_gl_glx_waiter_create(c);
+        if (!s->glx) {
+            s->path = PERFQ_GL_TIMER_NONE;
+            s->reason = "GLX: no context sharing the program's could be made for the fence waiter";
+        }
     }
     if (s->path == PERFQ_GL_TIMER_QUERY) {
         s->bits_elapsed = bits;
@@ -747,6 +786,7 @@ void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
         pthread_mutex_unlock(&s->lock);
         pthread_join(s->thread, NULL);
     }
+    perfq_gl_glx_waiter_destroy(s->glx, c->pub.gl);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
