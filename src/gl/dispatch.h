@@ -91,6 +91,7 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(perfq_PFNGLFLUSHPROC, glFlush) \
     X(perfq_PFNGLFINISHPROC, glFinish) \
     X(PFNGLBINDBUFFERPROC, glBindBuffer) \
+    X(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
     X(perfq_PFNGLCLEARPROC, glClear) \
     X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
     X(perfq_PFNGLCOLORMASKPROC, glColorMask) \

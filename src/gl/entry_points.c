@@ -35,7 +35,7 @@ static const struct entry builtin[] = {
     E(glXMakeContextCurrent),
     E(glGetError), E(glGetString), E(glGetStringi), E(glGetIntegerv), E(glGetInteger64v),
     E(glGetInteger64vEXT), E(glGetBooleanv), E(glGetFloatv), E(glGetDoublev),
-    E(glDrawArrays), E(glDrawElements),
+    E(glDrawArrays), E(glDrawElements), E(glBindBuffer), E(glBindBufferARB),
     E(glBeginQuery), E(glEndQuery), E(glBeginQueryIndexed), E(glEndQueryIndexed),
     E(glGetQueryiv), E(glGetQueryIndexediv), E(glGetQueryObjectiv), E(glGetQueryObjectuiv),
     E(glGetQueryObjecti64v), E(glGetQueryObjectui64v), E(glDeleteQueries), E(glIsQuery),

@@ -1,4 +1,8 @@
 /*
+ * Hot-path calls the layer wraps. glBindBuffer: the layer notes that the program has bound a
+ * buffer to GL_QUERY_BUFFER (ARB_query_buffer_object), so that its own query reads check and
+ * unbind it only in programs that use one (a glGetIntegerv less per read everywhere else).
+ *
  * Draw calls the layer wraps: counted per context (a "layer" counter front ends may expose), and
  * the measure of the layer's cost on the hot path (bench/gl: a wrapped draw with no query
  * active costs a thread-local load, an increment and the forward).
@@ -19,4 +23,24 @@ PERFQ_GL_EXPORT void glDrawElements(GLenum mode, GLsizei count, GLenum type, con
     if (c)
         c->draw_calls++;
     perfq_gl_dispatch()->glDrawElements(mode, count, type, indices);
+}
+
+PERFQ_GL_EXPORT void glBindBuffer(GLenum target, GLuint buffer)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && target == GL_QUERY_BUFFER && buffer)
+        c->query_buffer_bound = 1;
+    perfq_gl_dispatch()->glBindBuffer(target, buffer);
+}
+
+PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && target == GL_QUERY_BUFFER && buffer)
+        c->query_buffer_bound = 1;
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glBindBufferARB)
+        gl->glBindBufferARB(target, buffer);
+    else
+        gl->glBindBuffer(target, buffer);
 }

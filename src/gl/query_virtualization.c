@@ -202,7 +202,7 @@ void perfq_gl_read_query(struct perfq_gl_ctx *c, GLuint name, GLenum pname, GLui
     /* With a buffer bound to GL_QUERY_BUFFER (ARB_query_buffer_object) the pointer would be read
      * as an offset into the program's buffer: unbind it around the read. */
     GLint buffer = 0;
-    if (c->has_query_buffer) {
+    if (c->has_query_buffer && c->query_buffer_bound) {
         gl->glGetIntegerv(GL_QUERY_BUFFER_BINDING, &buffer);
         if (buffer)
             gl->glBindBuffer(GL_QUERY_BUFFER, 0);
