@@ -111,6 +111,9 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     /* draws (counted) */ \
     X(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     X(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
+    /* conditional rendering */ \
+    X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
+    X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
     /* queries: core / ARB */ \
     X(PFNGLGENQUERIESPROC, glGenQueries) \
     X(PFNGLCREATEQUERIESPROC, glCreateQueries) \

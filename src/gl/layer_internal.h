@@ -49,6 +49,8 @@ struct perfq_gl_ctx {
     struct perfq_gl_timer_state *timer;
     struct perfq_gl_angle_state *angle;
     int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
+    int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
+                                             * split query the layer answered itself */
     int query_buffer_bound;                 /* the program bound a buffer to GL_QUERY_BUFFER
                                              * (layer_draw.c): only then is it checked */
     int use_ext_queries;                    /* GLES 2: the *EXT query entry points */

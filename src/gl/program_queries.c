@@ -370,7 +370,80 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
         real(id, target);
 }
 
+/*
+ * Conditional rendering on a split query: the driver's object (the program's name) holds only the
+ * first piece. The layer decides from the summed result instead (GL 4.6 10.10: with a WAIT mode
+ * "the GL will wait for the query result"; with NO_WAIT "the GL may choose to render as though
+ * the result were non-zero" if it is not available):
+ * - sum 0: every piece is 0, the first one too, so the driver's own conditional render on the
+ *   program's name discards exactly as GL would;
+ * - sum non-zero (or not available, NO_WAIT): render unconditionally; the matching
+ *   glEndConditionalRender is the layer's;
+ * - inverted modes: sum 0, or a non-zero first piece, is the driver's to decide, rightly; a
+ *   non-zero sum whose first piece is 0 should discard but renders (a known limitation).
+ */
+static int begin_conditional_render(GLuint id, GLenum mode)
+{
+    struct perfq_gl_ctx *c = vq_ctx();
+    if (!c)
+        return 0;
+    /* "INVALID_OPERATION ... if BeginConditionalRender is called while conditional rendering is
+     * active" (the driver cannot see the layer's). */
+    if (c->conditional_render_emulated) {
+        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        return 1;
+    }
+    if (!c->vq->records.count)
+        return 0;
+    struct perfq_gl_vquery *rec = perfq_gl_name_table_get(&c->vq->records, id);
+    if (!rec || rec->active || rec->slot != 0)
+        return 0;   /* the driver's checks and answer (an active query is its error too) */
+    int wait = mode == GL_QUERY_WAIT || mode == GL_QUERY_BY_REGION_WAIT ||
+               mode == GL_QUERY_WAIT_INVERTED || mode == GL_QUERY_BY_REGION_WAIT_INVERTED;
+    int inverted = mode == GL_QUERY_WAIT_INVERTED || mode == GL_QUERY_NO_WAIT_INVERTED ||
+                   mode == GL_QUERY_BY_REGION_WAIT_INVERTED ||
+                   mode == GL_QUERY_BY_REGION_NO_WAIT_INVERTED;
+    int known = wait || inverted || mode == GL_QUERY_NO_WAIT || mode == GL_QUERY_BY_REGION_NO_WAIT;
+    if (!known)
+        return 0;   /* the driver's INVALID_ENUM */
+    GLuint64 v = 0;
+    perfq_gl_error_guard_begin(&c->pub);
+    perfq_status_t st = perfq_gl_vq_value(c, rec, wait, &v);
+    perfq_gl_error_guard_end(&c->pub);
+    if (st == PERFQ_OK) {
+        /* Non-inverted: sum 0 means every piece is 0, the first one too: the driver discards
+         * as GL would. Inverted, sum 0: the driver renders, as GL would; inverted, sum non-zero
+         * and a non-zero first piece: the driver discards, as GL would. */
+        if (v == 0 || (inverted && rec->native_value != 0))
+            return 0;
+        /* Inverted, sum non-zero, first piece 0: GL discards, and so would only a query the
+         * layer does not have: the driver renders (a known limitation, docs/gl-layer.md). */
+        if (inverted)
+            return 0;
+    }
+    /* Non-inverted and non-zero, or not available under NO_WAIT ("the GL may choose to
+     * unconditionally execute the subsequent rendering commands"): render. */
+    c->conditional_render_emulated = 1;
+    return 1;
+}
+
 #define GL_ (perfq_gl_dispatch())
+
+PERFQ_GL_EXPORT void glBeginConditionalRender(GLuint id, GLenum mode)
+{
+    if (!begin_conditional_render(id, mode))
+        GL_->glBeginConditionalRender(id, mode);
+}
+
+PERFQ_GL_EXPORT void glEndConditionalRender(void)
+{
+    struct perfq_gl_ctx *c = vq_ctx();
+    if (c && c->conditional_render_emulated) {
+        c->conditional_render_emulated = 0;
+        return;
+    }
+    GL_->glEndConditionalRender();
+}
 
 /* ---- core names ---- */
 PERFQ_GL_EXPORT void glBeginQuery(GLenum target, GLuint id)

@@ -80,6 +80,8 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(PFNGLGETQUERYOBJECTUIVPROC, glGetQueryObjectuiv) \
     X(t_getqueryobjectui64v, glGetQueryObjectui64v) \
     X(PFNGLQUERYCOUNTERPROC, glQueryCounter) \
+    X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
+    X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
     X(PFNGLGENQUERIESANGLEPROC, glGenQueriesANGLE) \
     X(PFNGLDELETEQUERIESANGLEPROC, glDeleteQueriesANGLE) \
     X(PFNGLISQUERYANGLEPROC, glIsQueryANGLE) \

@@ -312,6 +312,47 @@ static void test_program_delete_and_counter_on_split(void **state)
     assert_int_equal(st.program_records, 0);
 }
 
+/* Conditional rendering on a split program query decides on the summed result, not on the
+ * driver's first piece: a query whose samples all fell in later pieces still lets the block
+ * render, and one with no samples at all still discards it. */
+static void test_conditional_render_on_split(void **state)
+{
+    (void)state;
+    if (kind == GLT_GLES3)
+        skip();     /* no conditional rendering in GLES 3 */
+    GLuint p[2] = {0, 0};
+    gl.glGenQueries(2, p);
+    struct perfq_gl_vquery *q = NULL, *seen = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &q), PERFQ_OK);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, p[0]);   /* first piece: nothing */
+    glt_draw_quads(&T, 1, 0);                   /* a later piece: W x H */
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, p[1]);   /* no samples at all */
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    perfq_gl_vquery_end(cur(), q);
+    assert_int_equal(prog_result(p[0]), quad_samples(1));
+    assert_int_equal(prog_result(p[1]), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &seen), PERFQ_OK);
+        gl.glBeginConditionalRender(p[i], GL_QUERY_WAIT);
+        glt_draw_quads(&T, 1, 0);
+        gl.glEndConditionalRender();
+        perfq_gl_vquery_end(cur(), seen);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        /* p[0] passed (W x H samples): the block renders; p[1] did not: it is discarded. */
+        assert_int_equal(vq_value(seen), i == 0 ? quad_samples(1) : 0);
+        perfq_gl_vquery_free(cur(), seen);
+    }
+    /* Nesting is still GL's INVALID_OPERATION. */
+    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT);
+    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndConditionalRender();
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(2, p);
+}
+
 /* perfq's calls leave the program's pending error, current query and query buffer as they
  * were. */
 static void test_program_state_unchanged(void **state)
@@ -630,6 +671,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_pipeline_statistics, setup_each),
         cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
         cmocka_unit_test_setup(test_program_delete_and_counter_on_split, setup_each),
+        cmocka_unit_test_setup(test_conditional_render_on_split, setup_each),
         cmocka_unit_test_setup(test_program_state_unchanged, setup_each),
         cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),
         cmocka_unit_test_setup(test_timer_service, setup_each),
