@@ -81,6 +81,8 @@ static void test_faults_of_fresh_pages(void **state)
     unsigned char *mem = mmap(NULL, pages * (size_t)page, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(mem != MAP_FAILED);
+    /* One fault per page: a transparent huge page would map 512 pages with one fault. */
+    madvise(mem, pages * (size_t)page, MADV_NOHUGEPAGE);
     assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
     for (size_t i = 0; i < pages; i++)
         mem[i * (size_t)page] = 1;
