@@ -39,7 +39,8 @@ static const struct perfq_group_desc groups[GROUP_KINDS] = {
     {n, cat, desc, unit, PERFQ_STORAGE_UINT64, PERFQ_INTEL_EVENT, 0, 0, 1, PERF_TYPE_HARDWARE, cfg}
 
 static const struct perfq_counter_desc software_counters[] = {
-    SW("task-clock", "CPU", "CPU time the tasks spent running (ns)", PERFQ_UNIT_NANOSECONDS,
+    SW("task-clock", "CPU", "Time the tasks were on a CPU (ns); in a virtual machine it "
+       "includes time the hypervisor stole from that vCPU", PERFQ_UNIT_NANOSECONDS,
        PERFQ_INTEL_DURATION_RAW, PERF_COUNT_SW_TASK_CLOCK),
     SW("cpu-clock", "CPU", "CPU time by the per-CPU high-resolution timer (ns)",
        PERFQ_UNIT_NANOSECONDS, PERFQ_INTEL_DURATION_RAW, PERF_COUNT_SW_CPU_CLOCK),
