@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_util.h"
+
 static const char *perfq_path;
 static const char *fake_loader_path;   /* a libOpenCL.so.1 that ignores OPENCL_LAYERS */
 
@@ -60,20 +62,6 @@ static void run_perfq(struct run_result *r, const char *const *args)
     close(err);
     unlink(out_path);
     unlink(err_path);
-}
-
-/* Hypervisor steal time of all CPUs so far, ns (see test_host_counters.c: task-clock counts
- * it, the kernel's rusage CPU time does not). */
-static double steal_ns(void)
-{
-    unsigned long long f[8] = {0};
-    FILE *stat = fopen("/proc/stat", "r");
-    if (!stat)
-        return 0;
-    int n = fscanf(stat, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
-                   &f[3], &f[4], &f[5], &f[6], &f[7]);
-    fclose(stat);
-    return n == 8 ? (double)f[7] * 1e9 / (double)sysconf(_SC_CLK_TCK) : 0;
 }
 
 static struct run_result *result(void)
@@ -127,7 +115,7 @@ static void test_stat_exit_status_and_child_cpu(void **state)
 {
     (void)state;
     struct run_result *r = result();
-    double steal0 = steal_ns();
+    double steal0 = test_steal_ns();
     /* The child burns CPU in a shell loop, then exits 7. */
     run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock,host/page-faults",
                                   "--", "sh", "-c",
@@ -149,8 +137,7 @@ static void test_stat_exit_status_and_child_cpu(void **state)
     assert_string_equal(json_object_get_string(name), "host/task-clock");
     assert_true(json_object_object_get_ex(task, "value", &value));
     double task_ns = json_object_get_double(value);
-    double stolen = steal_ns() - steal0;
-    double steal = stolen > 0 ? stolen + 1e9 / (double)sysconf(_SC_CLK_TCK) : 0;
+    double steal = test_steal_allowance(steal0);
     print_message("child task-clock %.3f ms, wait4 user+sys %.3f ms, hypervisor steal <= "
                   "%.3f ms\n", task_ns / 1e6, cpu / 1e6, steal / 1e6);
     /* The kernel's two accountings of the same child agree within 10% (+1 ms of tick), plus

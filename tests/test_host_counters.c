@@ -16,28 +16,13 @@
 #include <cmocka.h>
 
 #include "perfq/perfq.h"
+#include "test_util.h"
 
 static uint64_t clock_ns(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Hypervisor steal time of all CPUs so far (/proc/stat), in ns; 0 where not reported. perf's
- * task-clock runs on the scheduler clock, which keeps going while the hypervisor has taken
- * the vCPU away; thread CPU time (CLOCK_THREAD_CPUTIME_ID) leaves steal time out. On a
- * shared VM the two then differ by up to the steal time of the interval. */
-static uint64_t steal_ns(void)
-{
-    unsigned long long f[8] = {0};
-    FILE *stat = fopen("/proc/stat", "r");
-    if (!stat)
-        return 0;
-    int n = fscanf(stat, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
-                   &f[3], &f[4], &f[5], &f[6], &f[7]);
-    fclose(stat);
-    return n == 8 ? f[7] * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK)) : 0;
 }
 
 static void busy_cpu(uint64_t ns)
@@ -68,21 +53,19 @@ static void test_task_clock_of_busy_loop(void **state)
     const char *names[] = {"host/task-clock", "clock/process-cpu-time"};
     perfq_measurement_t *m = measure(pq, names, 2);
     perfq_value_t v[2];
-    uint64_t steal0 = steal_ns();
+    double steal0 = test_steal_ns();
     uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
     busy_cpu(100000000);   /* 100 ms of CPU */
     assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
     uint64_t thread_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-    /* Steal is counted in clock ticks: where some was seen, allow one tick more. */
-    uint64_t stolen = steal_ns() - steal0;
-    double steal = stolen ? (double)stolen + 1e9 / (double)sysconf(_SC_CLK_TCK) : 0.0;
+    double steal = test_steal_allowance(steal0);
     assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
     double task = (double)v[0].v.u64, ref = (double)thread_ns;
     print_message("task-clock %.3f ms, CLOCK_THREAD_CPUTIME_ID %.3f ms, process-cpu-time "
                   "%.3f ms, hypervisor steal <= %.3f ms\n", task / 1e6, ref / 1e6,
                   (double)v[1].v.u64 / 1e6, steal / 1e6);
-    /* Within 10%, plus what the hypervisor stole in the interval (see steal_ns). */
+    /* Within 10%, plus what the hypervisor stole in the interval (see test_util.h). */
     assert_true(task > ref * 0.9);
     assert_true(task < ref * 1.1 + steal);
     assert_true((double)v[1].v.u64 > ref * 0.9);

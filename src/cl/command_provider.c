@@ -58,12 +58,9 @@ static perfq_status_t cl_probe(void *arg, void **state, char *reason, size_t siz
 static perfq_status_t cl_enumerate(void *state, struct perfq_catalog *catalog,
                                    const char *probe_reason)
 {
-    uint32_t g;
     (void)state;
-    perfq_status_t st = perfq_catalog_add_group(catalog, &group, probe_reason, &g);
-    for (size_t i = 0; i < ARRAY_SIZE(counters) && st == PERFQ_OK; i++)
-        st = perfq_catalog_add_counter(catalog, g, &counters[i], NULL);
-    return st;
+    return perfq_catalog_add_table(catalog, &group, counters, ARRAY_SIZE(counters),
+                                   probe_reason);
 }
 
 /* The values exist per command only, read from the command's event by the layer: a perfq

@@ -146,6 +146,18 @@ perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog, uint32_t
     return PERFQ_OK;
 }
 
+perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
+                                       const struct perfq_group_desc *group,
+                                       const struct perfq_counter_desc *counters, size_t count,
+                                       const char *unavailable_reason)
+{
+    uint32_t g;
+    perfq_status_t st = perfq_catalog_add_group(catalog, group, unavailable_reason, &g);
+    for (size_t i = 0; st == PERFQ_OK && i < count; i++)
+        st = perfq_catalog_add_counter(catalog, g, &counters[i], NULL);
+    return st;
+}
+
 perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint32_t group,
                                             const char *reason)
 {

@@ -80,6 +80,13 @@ perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog, uint32_t
                                          const struct perfq_counter_desc *counter,
                                          const char *unavailable_reason);
 
+/* A group and all its counters, each available unless the group is: the common case of a
+ * provider whose counters stand or fall together. */
+perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
+                                       const struct perfq_group_desc *group,
+                                       const struct perfq_counter_desc *counters, size_t count,
+                                       const char *unavailable_reason);
+
 /* Opens an instance with the built-in providers plus `n_extra` more (layers use this for
  * providers that need state the layer owns, e.g. a GL context's function table). */
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,

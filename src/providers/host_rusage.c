@@ -83,12 +83,8 @@ static perfq_status_t rusage_probe(void *arg, void **state, char *reason, size_t
 static perfq_status_t rusage_enumerate(void *state, struct perfq_catalog *catalog,
                                        const char *probe_reason)
 {
-    uint32_t gi;
-    perfq_status_t st = perfq_catalog_add_group(catalog, &group, state ? NULL : probe_reason,
-                                                &gi);
-    for (size_t i = 0; st == PERFQ_OK && i < ARRAY_SIZE(counters); i++)
-        st = perfq_catalog_add_counter(catalog, gi, &counters[i], NULL);
-    return st;
+    return perfq_catalog_add_table(catalog, &group, counters, ARRAY_SIZE(counters),
+                                   state ? NULL : probe_reason);
 }
 
 struct rusage_session {

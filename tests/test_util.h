@@ -1,0 +1,32 @@
+/* Helpers shared by the core tests. */
+#ifndef PERFQ_TESTS_TEST_UTIL_H
+#define PERFQ_TESTS_TEST_UTIL_H
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* Hypervisor steal time of all CPUs so far (/proc/stat), in ns; 0 where not reported. perf's
+ * task-clock runs on the scheduler clock, which keeps going while the hypervisor has taken
+ * the vCPU away; thread CPU time and rusage leave steal time out. On a shared VM the two then
+ * differ by up to the steal time of the interval. */
+static inline double test_steal_ns(void)
+{
+    unsigned long long f[8] = {0};
+    FILE *stat = fopen("/proc/stat", "r");
+    if (!stat)
+        return 0;
+    int n = fscanf(stat, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
+                   &f[3], &f[4], &f[5], &f[6], &f[7]);
+    fclose(stat);
+    return n == 8 ? (double)f[7] * 1e9 / (double)sysconf(_SC_CLK_TCK) : 0;
+}
+
+/* The steal allowance of an interval that began at steal0: what was stolen, plus one clock
+ * tick (the unit /proc/stat counts in) where anything was. */
+static inline double test_steal_allowance(double steal0)
+{
+    double stolen = test_steal_ns() - steal0;
+    return stolen > 0 ? stolen + 1e9 / (double)sysconf(_SC_CLK_TCK) : 0;
+}
+
+#endif
