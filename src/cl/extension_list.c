@@ -102,3 +102,49 @@ cl_int perfq_cl_fetch_versions(perfq_cl_info_fn get, void *obj, cl_uint param,
     *n = count;
     return CL_SUCCESS;
 }
+
+cl_int perfq_cl_extension_lists_build(struct perfq_cl_extension_lists *l, perfq_cl_info_fn get,
+                                      void *obj, cl_uint extensions_param,
+                                      cl_uint versions_param)
+{
+    char *driver = NULL;
+    cl_int err = perfq_cl_fetch_string(get, obj, extensions_param, &driver);
+    if (err != CL_SUCCESS)
+        return err;
+    l->native = perfq_cl_has_extension(driver, CL_CODEPLAY_PERFORMANCE_COUNTERS_EXTENSION_NAME);
+    l->extensions = perfq_cl_extend_string(driver, &l->extensions_size);
+    free(driver);
+    if (!l->extensions)
+        return CL_OUT_OF_HOST_MEMORY;
+    cl_name_version *v = NULL;
+    size_t n = 0;
+    l->with_version_err = perfq_cl_fetch_versions(get, obj, versions_param, &v, &n);
+    if (l->with_version_err == CL_OUT_OF_HOST_MEMORY)
+        return CL_OUT_OF_HOST_MEMORY;
+    if (l->with_version_err == CL_SUCCESS) {
+        l->with_version = perfq_cl_extend_versions(v, n, &l->with_version_count);
+        free(v);
+        if (!l->with_version)
+            return CL_OUT_OF_HOST_MEMORY;
+    }
+    return CL_SUCCESS;
+}
+
+void perfq_cl_extension_lists_free(struct perfq_cl_extension_lists *l)
+{
+    free(l->extensions);
+    free(l->with_version);
+}
+
+cl_int perfq_cl_extension_lists_answer(const struct perfq_cl_extension_lists *l, int with_version,
+                                       size_t param_value_size, void *param_value,
+                                       size_t *param_value_size_ret)
+{
+    if (!with_version)
+        return perfq_cl_set_param(l->extensions, l->extensions_size, param_value_size,
+                                  param_value, param_value_size_ret);
+    if (l->with_version_err != CL_SUCCESS)
+        return l->with_version_err;
+    return perfq_cl_set_param(l->with_version, l->with_version_count * sizeof(cl_name_version),
+                              param_value_size, param_value, param_value_size_ret);
+}

@@ -27,4 +27,28 @@ cl_int perfq_cl_fetch_string(perfq_cl_info_fn get, void *obj, cl_uint param, cha
 cl_int perfq_cl_fetch_versions(perfq_cl_info_fn get, void *obj, cl_uint param,
                                cl_name_version **out, size_t *n);
 
+/* The extension lists of one device or platform as the program sees them (the driver's plus
+ * perfq's), built once and cached: its strings never change. */
+struct perfq_cl_extension_lists {
+    int native;                       /* the driver itself has cl_codeplay_performance_counters */
+    char *extensions;                 /* NUL-terminated */
+    size_t extensions_size;           /* with the NUL */
+    cl_int with_version_err;          /* the driver's answer to _WITH_VERSION (1.2: an error) */
+    cl_name_version *with_version;
+    size_t with_version_count;
+};
+
+/* Fills l from get(obj, extensions_param / versions_param). CL_SUCCESS, the driver's error
+ * for the string list, or CL_OUT_OF_HOST_MEMORY; on failure l may be partly filled (free it). */
+cl_int perfq_cl_extension_lists_build(struct perfq_cl_extension_lists *l, perfq_cl_info_fn get,
+                                      void *obj, cl_uint extensions_param,
+                                      cl_uint versions_param);
+void perfq_cl_extension_lists_free(struct perfq_cl_extension_lists *l);
+
+/* Answers a query of the string list (with_version 0) or the versioned list (1) as
+ * clGet*Info does. */
+cl_int perfq_cl_extension_lists_answer(const struct perfq_cl_extension_lists *l, int with_version,
+                                       size_t param_value_size, void *param_value,
+                                       size_t *param_value_size_ret);
+
 #endif

@@ -9,24 +9,16 @@
 #include "cl/extension_list.h"
 #include "cl/layer.h"
 
-struct platform_entry {
-    char *extensions;
-    size_t extensions_size;
-    cl_int with_version_err;
-    cl_name_version *with_version;
-    size_t with_version_count;
-};
-
+/* What the layer caches of one platform: its extension lists (they never change). */
 static struct perfq_cl_table platforms = PERFQ_CL_TABLE_INIT;
 
 static void free_entry(void *v)
 {
-    struct platform_entry *e = v;
-    if (!e)
+    struct perfq_cl_extension_lists *l = v;
+    if (!l)
         return;
-    free(e->extensions);
-    free(e->with_version);
-    free(e);
+    perfq_cl_extension_lists_free(l);
+    free(l);
 }
 
 static cl_int CL_API_CALL platform_get(void *obj, cl_uint param, size_t size, void *value,
@@ -35,62 +27,19 @@ static cl_int CL_API_CALL platform_get(void *obj, cl_uint param, size_t size, vo
     return perfq_cl_next.clGetPlatformInfo((cl_platform_id)obj, param, size, value, size_ret);
 }
 
-static cl_int build_entry(cl_platform_id platform, struct platform_entry *e)
+static int build_entry(const void *platform, void **out)
 {
-    char *driver = NULL;
-    cl_int err = perfq_cl_fetch_string(platform_get, platform, CL_PLATFORM_EXTENSIONS, &driver);
-    if (err != CL_SUCCESS)
-        return err;
-    e->extensions = perfq_cl_extend_string(driver, &e->extensions_size);
-    free(driver);
-    if (!e->extensions)
+    struct perfq_cl_extension_lists *l = calloc(1, sizeof(*l));
+    if (!l)
         return CL_OUT_OF_HOST_MEMORY;
-    cl_name_version *v = NULL;
-    size_t n = 0;
-    e->with_version_err = perfq_cl_fetch_versions(platform_get, platform,
-                                                  CL_PLATFORM_EXTENSIONS_WITH_VERSION, &v, &n);
-    if (e->with_version_err == CL_OUT_OF_HOST_MEMORY)
-        return CL_OUT_OF_HOST_MEMORY;
-    if (e->with_version_err == CL_SUCCESS) {
-        e->with_version = perfq_cl_extend_versions(v, n, &e->with_version_count);
-        free(v);
-        if (!e->with_version)
-            return CL_OUT_OF_HOST_MEMORY;
-    }
-    return CL_SUCCESS;
-}
-
-/* The platform's cached entry (its strings never change), built on first use. */
-static cl_int platform_entry(cl_platform_id platform, struct platform_entry **out)
-{
-    pthread_mutex_lock(&platforms.lock);
-    struct platform_entry *e = perfq_cl_table_find_locked(&platforms, platform);
-    pthread_mutex_unlock(&platforms.lock);
-    if (e) {
-        *out = e;
-        return CL_SUCCESS;
-    }
-    e = calloc(1, sizeof(*e));
-    if (!e)
-        return CL_OUT_OF_HOST_MEMORY;
-    cl_int err = build_entry(platform, e);
+    cl_int err = perfq_cl_extension_lists_build(l, platform_get, (void *)platform,
+                                                CL_PLATFORM_EXTENSIONS,
+                                                CL_PLATFORM_EXTENSIONS_WITH_VERSION);
     if (err != CL_SUCCESS) {
-        free_entry(e);
+        free_entry(l);
         return err;
     }
-    void *old = NULL;
-    pthread_mutex_lock(&platforms.lock);
-    struct platform_entry *raced = perfq_cl_table_find_locked(&platforms, platform);
-    if (raced) {
-        free_entry(e);
-        e = raced;
-    } else if (perfq_cl_table_put_locked(&platforms, platform, e, &old) != 0) {
-        pthread_mutex_unlock(&platforms.lock);
-        free_entry(e);
-        return CL_OUT_OF_HOST_MEMORY;
-    }
-    pthread_mutex_unlock(&platforms.lock);
-    *out = e;
+    *out = l;
     return CL_SUCCESS;
 }
 
@@ -104,17 +53,13 @@ static cl_int CL_API_CALL GetPlatformInfo_wrap(cl_platform_id platform,
                       param_name != CL_PLATFORM_EXTENSIONS_WITH_VERSION))
         return perfq_cl_next.clGetPlatformInfo(platform, param_name, param_value_size,
                                                param_value, param_value_size_ret);
-    struct platform_entry *e;
-    cl_int err = platform_entry(platform, &e);
+    void *lists = NULL;
+    cl_int err = perfq_cl_table_get_or_build(&platforms, platform, build_entry, free_entry,
+                                             CL_OUT_OF_HOST_MEMORY, &lists);
     if (err != CL_SUCCESS)
         return err;
-    if (param_name == CL_PLATFORM_EXTENSIONS)
-        return perfq_cl_set_param(e->extensions, e->extensions_size, param_value_size,
-                                  param_value, param_value_size_ret);
-    if (e->with_version_err != CL_SUCCESS)
-        return e->with_version_err;
-    return perfq_cl_set_param(e->with_version, e->with_version_count * sizeof(cl_name_version),
-                              param_value_size, param_value, param_value_size_ret);
+    return perfq_cl_extension_lists_answer(lists, param_name == CL_PLATFORM_EXTENSIONS_WITH_VERSION,
+                                           param_value_size, param_value, param_value_size_ret);
 }
 
 void perfq_cl_install_platform_info(cl_icd_dispatch *d)

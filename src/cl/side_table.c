@@ -106,3 +106,32 @@ void perfq_cl_table_clear(struct perfq_cl_table *t, void (*free_value)(void *))
     t->cap = 0;
     __atomic_store_n(&t->count, 0, __ATOMIC_RELEASE);
 }
+
+int perfq_cl_table_get_or_build(struct perfq_cl_table *t, const void *key,
+                                int (*build)(const void *key, void **value),
+                                void (*free_value)(void *), int out_of_memory, void **out)
+{
+    pthread_mutex_lock(&t->lock);
+    void *v = perfq_cl_table_find_locked(t, key);
+    pthread_mutex_unlock(&t->lock);
+    if (!v) {
+        void *built = NULL, *old = NULL;
+        int err = build(key, &built);
+        if (err)
+            return err;
+        pthread_mutex_lock(&t->lock);
+        v = perfq_cl_table_find_locked(t, key);
+        if (!v && perfq_cl_table_put_locked(t, key, built, &old) != 0) {
+            pthread_mutex_unlock(&t->lock);
+            free_value(built);
+            return out_of_memory;
+        }
+        pthread_mutex_unlock(&t->lock);
+        if (v)
+            free_value(built);   /* another thread built it first: keep theirs */
+        else
+            v = built;
+    }
+    *out = v;
+    return 0;
+}

@@ -41,6 +41,14 @@ int perfq_cl_table_put_locked(struct perfq_cl_table *t, const void *key, void *v
 /* Removes key and returns its value, or NULL when absent. */
 void *perfq_cl_table_remove_locked(struct perfq_cl_table *t, const void *key);
 
+/* The record of key, built by build(key, &value) on first use and kept (a cache of objects
+ * whose data never changes). Takes the lock itself; build runs without it, and when two threads
+ * race, the first record put wins and the other is freed with free_value. Returns 0, build's
+ * nonzero error, or out_of_memory when the table cannot grow. */
+int perfq_cl_table_get_or_build(struct perfq_cl_table *t, const void *key,
+                                int (*build)(const void *key, void **value),
+                                void (*free_value)(void *), int out_of_memory, void **out);
+
 /* Removes every record, calling free_value on each, and frees the slots. Not thread-safe:
  * for clDeinitLayer only. */
 void perfq_cl_table_clear(struct perfq_cl_table *t, void (*free_value)(void *));
