@@ -252,7 +252,7 @@ static void test_run_injects_layers(void **state)
     setenv("PERFQ_LAYER_DIR", dir, 1);
     setenv("OPENCL_LAYERS", "/other/layer.so", 1);
     unsetenv("LD_PRELOAD");
-    unsetenv("LD_LIBRARY_PATH");   /* the system's OpenCL loader, which reads OPENCL_LAYERS */
+    unsetenv("LD_LIBRARY_PATH");
     struct run_result *r = result();
     run_perfq(r, (const char *[]){"run", "--", "sh", "-c",
                                   "printf '%s|%s' \"$LD_PRELOAD\" \"$OPENCL_LAYERS\"", NULL});
@@ -260,7 +260,13 @@ static void test_run_injects_layers(void **state)
     unsetenv("OPENCL_LAYERS");
     assert_int_equal(r->status, 0);
     snprintf(expect, sizeof(expect), "%s|%s:/other/layer.so", gl, cl);
-    assert_string_equal(r->out, expect);
+    /* Where the linker cache's libOpenCL.so.1 ignores OPENCL_LAYERS (a CUDA machine), perfq
+     * preloads a loader that reads it first (test_run_replaces_layerless_loader). */
+    const char *tail = r->out;
+    if (strncmp(tail, "/", 1) == 0 && strstr(tail, "/libOpenCL.so.1:") &&
+        strstr(tail, "/libOpenCL.so.1:") < strchr(tail, '|'))
+        tail = strstr(tail, "/libOpenCL.so.1:") + strlen("/libOpenCL.so.1:");
+    assert_string_equal(tail, expect);
     /* stat leaves the environment alone unless --layers. */
     setenv("PERFQ_LAYER_DIR", dir, 1);
     run_perfq(r, (const char *[]){"stat", "-o", "/dev/null", "--", "sh", "-c",
