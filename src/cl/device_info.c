@@ -14,15 +14,6 @@
 /* What the layer caches of one device: its extension lists (they never change). */
 static struct perfq_cl_table devices = PERFQ_CL_TABLE_INIT;
 
-static void free_entry(void *v)
-{
-    struct perfq_cl_extension_lists *l = v;
-    if (!l)
-        return;
-    perfq_cl_extension_lists_free(l);
-    free(l);
-}
-
 static cl_int CL_API_CALL device_get(void *obj, cl_uint param, size_t size, void *value,
                                      size_t *size_ret)
 {
@@ -31,18 +22,8 @@ static cl_int CL_API_CALL device_get(void *obj, cl_uint param, size_t size, void
 
 static int build_entry(const void *device, void **out)
 {
-    struct perfq_cl_extension_lists *l = calloc(1, sizeof(*l));
-    if (!l)
-        return CL_OUT_OF_HOST_MEMORY;
-    cl_int err = perfq_cl_extension_lists_build(l, device_get, (void *)device,
-                                                CL_DEVICE_EXTENSIONS,
-                                                CL_DEVICE_EXTENSIONS_WITH_VERSION);
-    if (err != CL_SUCCESS) {
-        free_entry(l);
-        return err;
-    }
-    *out = l;
-    return CL_SUCCESS;
+    return perfq_cl_extension_lists_new(device_get, device, CL_DEVICE_EXTENSIONS,
+                                        CL_DEVICE_EXTENSIONS_WITH_VERSION, out);
 }
 
 /* The cached entry of a device, built on first use. CL_SUCCESS or the driver's error (a bad
@@ -52,7 +33,8 @@ static cl_int device_entry(cl_device_id device, struct perfq_cl_extension_lists 
     if (!device)
         return CL_INVALID_DEVICE;
     void *entry = NULL;
-    cl_int err = perfq_cl_table_get_or_build(&devices, device, build_entry, free_entry,
+    cl_int err = perfq_cl_table_get_or_build(&devices, device, build_entry,
+                                             perfq_cl_extension_lists_destroy,
                                              CL_OUT_OF_HOST_MEMORY, &entry);
     *out = entry;
     return err;
@@ -128,5 +110,5 @@ void perfq_cl_install_device_info(cl_icd_dispatch *d)
 
 void perfq_cl_device_info_fini(void)
 {
-    perfq_cl_table_clear(&devices, free_entry);
+    perfq_cl_table_clear(&devices, perfq_cl_extension_lists_destroy);
 }

@@ -103,9 +103,8 @@ cl_int perfq_cl_fetch_versions(perfq_cl_info_fn get, void *obj, cl_uint param,
     return CL_SUCCESS;
 }
 
-cl_int perfq_cl_extension_lists_build(struct perfq_cl_extension_lists *l, perfq_cl_info_fn get,
-                                      void *obj, cl_uint extensions_param,
-                                      cl_uint versions_param)
+static cl_int build(struct perfq_cl_extension_lists *l, perfq_cl_info_fn get, void *obj,
+                    cl_uint extensions_param, cl_uint versions_param)
 {
     char *driver = NULL;
     cl_int err = perfq_cl_fetch_string(get, obj, extensions_param, &driver);
@@ -130,10 +129,30 @@ cl_int perfq_cl_extension_lists_build(struct perfq_cl_extension_lists *l, perfq_
     return CL_SUCCESS;
 }
 
-void perfq_cl_extension_lists_free(struct perfq_cl_extension_lists *l)
+cl_int perfq_cl_extension_lists_new(perfq_cl_info_fn get, const void *obj,
+                                    cl_uint extensions_param, cl_uint versions_param,
+                                    void **out)
 {
+    struct perfq_cl_extension_lists *l = calloc(1, sizeof(*l));
+    if (!l)
+        return CL_OUT_OF_HOST_MEMORY;
+    cl_int err = build(l, get, (void *)obj, extensions_param, versions_param);
+    if (err != CL_SUCCESS) {
+        perfq_cl_extension_lists_destroy(l);
+        return err;
+    }
+    *out = l;
+    return CL_SUCCESS;
+}
+
+void perfq_cl_extension_lists_destroy(void *lists)
+{
+    struct perfq_cl_extension_lists *l = lists;
+    if (!l)
+        return;
     free(l->extensions);
     free(l->with_version);
+    free(l);
 }
 
 cl_int perfq_cl_extension_lists_answer(const struct perfq_cl_extension_lists *l, int with_version,

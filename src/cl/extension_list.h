@@ -38,12 +38,13 @@ struct perfq_cl_extension_lists {
     size_t with_version_count;
 };
 
-/* Fills l from get(obj, extensions_param / versions_param). CL_SUCCESS, the driver's error
- * for the string list, or CL_OUT_OF_HOST_MEMORY; on failure l may be partly filled (free it). */
-cl_int perfq_cl_extension_lists_build(struct perfq_cl_extension_lists *l, perfq_cl_info_fn get,
-                                      void *obj, cl_uint extensions_param,
-                                      cl_uint versions_param);
-void perfq_cl_extension_lists_free(struct perfq_cl_extension_lists *l);
+/* Builds the lists of obj from get(obj, extensions_param / versions_param) into *out (a new
+ * record). CL_SUCCESS, the driver's error for the string list, or CL_OUT_OF_HOST_MEMORY. */
+cl_int perfq_cl_extension_lists_new(perfq_cl_info_fn get, const void *obj,
+                                    cl_uint extensions_param, cl_uint versions_param,
+                                    void **out);
+/* Frees a record of perfq_cl_extension_lists_new (NULL is ignored). */
+void perfq_cl_extension_lists_destroy(void *lists);
 
 /* Answers a query of the string list (with_version 0) or the versioned list (1) as
  * clGet*Info does. */

@@ -12,15 +12,6 @@
 /* What the layer caches of one platform: its extension lists (they never change). */
 static struct perfq_cl_table platforms = PERFQ_CL_TABLE_INIT;
 
-static void free_entry(void *v)
-{
-    struct perfq_cl_extension_lists *l = v;
-    if (!l)
-        return;
-    perfq_cl_extension_lists_free(l);
-    free(l);
-}
-
 static cl_int CL_API_CALL platform_get(void *obj, cl_uint param, size_t size, void *value,
                                        size_t *size_ret)
 {
@@ -29,18 +20,8 @@ static cl_int CL_API_CALL platform_get(void *obj, cl_uint param, size_t size, vo
 
 static int build_entry(const void *platform, void **out)
 {
-    struct perfq_cl_extension_lists *l = calloc(1, sizeof(*l));
-    if (!l)
-        return CL_OUT_OF_HOST_MEMORY;
-    cl_int err = perfq_cl_extension_lists_build(l, platform_get, (void *)platform,
-                                                CL_PLATFORM_EXTENSIONS,
-                                                CL_PLATFORM_EXTENSIONS_WITH_VERSION);
-    if (err != CL_SUCCESS) {
-        free_entry(l);
-        return err;
-    }
-    *out = l;
-    return CL_SUCCESS;
+    return perfq_cl_extension_lists_new(platform_get, platform, CL_PLATFORM_EXTENSIONS,
+                                        CL_PLATFORM_EXTENSIONS_WITH_VERSION, out);
 }
 
 static cl_int CL_API_CALL GetPlatformInfo_wrap(cl_platform_id platform,
@@ -54,7 +35,8 @@ static cl_int CL_API_CALL GetPlatformInfo_wrap(cl_platform_id platform,
         return perfq_cl_next.clGetPlatformInfo(platform, param_name, param_value_size,
                                                param_value, param_value_size_ret);
     void *lists = NULL;
-    cl_int err = perfq_cl_table_get_or_build(&platforms, platform, build_entry, free_entry,
+    cl_int err = perfq_cl_table_get_or_build(&platforms, platform, build_entry,
+                                             perfq_cl_extension_lists_destroy,
                                              CL_OUT_OF_HOST_MEMORY, &lists);
     if (err != CL_SUCCESS)
         return err;
@@ -69,5 +51,5 @@ void perfq_cl_install_platform_info(cl_icd_dispatch *d)
 
 void perfq_cl_platform_info_fini(void)
 {
-    perfq_cl_table_clear(&platforms, free_entry);
+    perfq_cl_table_clear(&platforms, perfq_cl_extension_lists_destroy);
 }
