@@ -574,9 +574,10 @@ static struct perfq_gl_timer *timer_new(struct perfq_gl_timer_state *s, int stam
     return t;
 }
 
-perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
+/* The checks begin and stamp share, then a new timer of the context's path. */
+static perfq_status_t timer_open(struct perfq_gl_ctx *c, int stamp,
+                                   struct perfq_gl_timer **out, struct perfq_gl_timer **t)
 {
-    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
     struct perfq_gl_timer_state *s = state(c);
     if (!out)
         return PERFQ_EINVAL;
@@ -584,11 +585,19 @@ perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_g
         return PERFQ_ENOMEM;
     if (s->path == PERFQ_GL_TIMER_NONE)
         return PERFQ_ENOTSUP;
-    struct perfq_gl_timer *t = timer_new(s, 0);
-    if (!t)
-        return PERFQ_ENOMEM;
-    perfq_status_t st = PERFQ_OK;
-    if (s->path == PERFQ_GL_TIMER_QUERY) {
+    *t = timer_new(s, stamp);
+    return *t ? PERFQ_OK : PERFQ_ENOMEM;
+}
+
+perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    struct perfq_gl_timer *t;
+    perfq_status_t st = timer_open(c, 0, out, &t);
+    if (st != PERFQ_OK)
+        return st;
+    struct perfq_gl_timer_state *s = c->timer;   /* made and decided by timer_open */
+    if (t->path == PERFQ_GL_TIMER_QUERY) {
         poll_disjoint(c);
         t->epoch = s->disjoint_epoch;
         st = perfq_gl_vquery_begin(pub, GL_TIME_ELAPSED, 0, &t->vq);
@@ -622,18 +631,12 @@ perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_
 perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
-    struct perfq_gl_timer_state *s = state(c);
-    if (!out)
-        return PERFQ_EINVAL;
-    if (!s)
-        return PERFQ_ENOMEM;
-    if (s->path == PERFQ_GL_TIMER_NONE)
-        return PERFQ_ENOTSUP;
-    struct perfq_gl_timer *t = timer_new(s, 1);
-    if (!t)
-        return PERFQ_ENOMEM;
+    struct perfq_gl_timer *t;
+    perfq_status_t st = timer_open(c, 1, out, &t);
+    if (st != PERFQ_OK)
+        return st;
     t->ended = 1;
-    if (s->path == PERFQ_GL_TIMER_QUERY) {
+    if (t->path == PERFQ_GL_TIMER_QUERY) {
         struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
         perfq_gl_error_guard_begin(pub);
         vq->fn.gen(1, &t->query);
