@@ -242,6 +242,64 @@ PERFQ_API perfq_status_t perfq_measurement_counter_count(const perfq_measurement
 /* A value as a double, for printing and rates: the storage member converted. */
 PERFQ_API double perfq_value_as_double(const perfq_value_t *value, perfq_storage_t storage);
 
+/*
+ * Continuous sampling: a statistics logger's loop (EGL_BRCM_performance_counters, `perfq stat
+ * -I`). A sampler holds a chosen set of counters from any groups, counts them while started,
+ * and is read again and again, optionally resetting in the same call.
+ *
+ * - Only counters that can be read while counting (CPU-timeline groups: not
+ *   PERFQ_SCOPE_GPU_TIMELINE) can be chosen; others give PERFQ_ENOTSUP, unavailable ones too.
+ *   A group's max_active is enforced (PERFQ_EBUSY, nothing changed).
+ * - Values are kept in ascending catalog id order (perfq_sampler_counters lists them): a stable
+ *   order whatever order they were chosen in.
+ * - Counting counters (intel_type EVENT and DURATION_RAW) accumulate while started; stopped ones
+ *   keep their values, and start resumes them. Other counters (gauges, flags) read their latest
+ *   value and are not changed by a reset.
+ * - Read with PERFQ_SAMPLER_RESET is atomic with respect to counting: what is reported is
+ *   exactly what is subtracted, so the values of successive reads add up to the whole count
+ *   (nothing lost or counted twice between the read and the reset).
+ * - Choosing while started resets every chosen counter to zero and counts the new set from
+ *   then on (EGL_BRCM's implicit reset); choosing while stopped keeps the values of counters
+ *   that stay chosen.
+ * - Threads: every call is serialised by the sampler's own lock. With a PERFQ_TARGET_SELF
+ *   target, per-thread sources (perf) count the thread that calls start after a choose (and
+ *   threads it starts later); process-wide sources (clock/process-cpu-time) count the process.
+ * - A sampler must be destroyed before perfq_close() of its instance.
+ */
+typedef struct perfq_sampler perfq_sampler_t;
+
+/* target NULL: PERFQ_TARGET_SELF. The sampler starts empty and stopped. */
+PERFQ_API perfq_status_t perfq_sampler_create(perfq_t *pq, const perfq_target_t *target,
+                                              perfq_sampler_t **out);
+/* Stops and destroys it, sets *s to NULL; PERFQ_EINVAL when *s is already NULL. */
+PERFQ_API perfq_status_t perfq_sampler_destroy(perfq_sampler_t **s);
+
+/* enable != 0 adds the n counters to the chosen set (already chosen ones stay as they are);
+ * enable == 0 removes them (counters not chosen are ignored). All-or-nothing: on error the
+ * set is unchanged. PERFQ_EINVAL for an id outside the catalog. */
+PERFQ_API perfq_status_t perfq_sampler_choose(perfq_sampler_t *s, const perfq_counter_id_t *ids,
+                                              size_t n, int enable);
+
+/* The chosen counters in value order. *n receives their number; ids (room for cap) may be NULL
+ * to ask for the number only. PERFQ_ENOSPC (nothing written to ids) when cap is too small. */
+PERFQ_API perfq_status_t perfq_sampler_counters(perfq_sampler_t *s, perfq_counter_id_t *ids,
+                                                size_t cap, size_t *n);
+
+/* Starts or resumes counting; PERFQ_OK and nothing changes when already started. */
+PERFQ_API perfq_status_t perfq_sampler_start(perfq_sampler_t *s);
+/* Stops counting; values are kept. PERFQ_OK when already stopped. */
+PERFQ_API perfq_status_t perfq_sampler_stop(perfq_sampler_t *s);
+/* 1 while started, 0 while stopped, negative status on a bad argument. */
+PERFQ_API int perfq_sampler_running(perfq_sampler_t *s);
+
+#define PERFQ_SAMPLER_RESET 1u
+
+/* Reads the chosen counters' values (n == their number) in value order; with
+ * PERFQ_SAMPLER_RESET, resets them to zero in the same step. values may be NULL (with n == 0)
+ * for a reset alone. */
+PERFQ_API perfq_status_t perfq_sampler_read(perfq_sampler_t *s, unsigned flags,
+                                            perfq_value_t *values, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
