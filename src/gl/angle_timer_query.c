@@ -521,8 +521,17 @@ static int64_t disjoint_value(struct perfq_gl_context *pub, GLenum pname)
     return d || perfq_gl_timer_disjoint_for_program(pub);
 }
 
+/* The extension's entry points (its own list: the layer's GetProcAddress answers them). */
+#define ANGLE_ENTRY_POINTS(X) \
+    X(glGenQueriesANGLE) X(glDeleteQueriesANGLE) X(glIsQueryANGLE) X(glBeginQueryANGLE) \
+    X(glEndQueryANGLE) X(glQueryCounterANGLE) X(glGetQueryivANGLE) X(glGetQueryObjectivANGLE) \
+    X(glGetQueryObjectuivANGLE) X(glGetQueryObjecti64vANGLE) X(glGetQueryObjectui64vANGLE)
+
 __attribute__((constructor)) static void angle_register(void)
 {
+#define REGISTER(name) perfq_gl_register_entry_point(#name, (void (*)(void))name);
+    ANGLE_ENTRY_POINTS(REGISTER)
+#undef REGISTER
     perfq_gl_register_extension("GL_ANGLE_timer_query", perfq_gl_angle_available);
     perfq_gl_register_integer(GL_TIMESTAMP_ANGLE, layer_timestamp, timestamp_value);
     perfq_gl_register_integer(GL_GPU_DISJOINT_EXT, perfq_gl_angle_available, disjoint_value);

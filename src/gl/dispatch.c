@@ -131,7 +131,7 @@ static void resolve_table(void)
 #define PERFQ_GL_RESOLVE(type, name) \
     p = resolve_unlocked(#name); \
     memcpy(&real_table.name, &p, sizeof p);
-    PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE)
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE, PERFQ_GL_RESOLVE)
 #undef PERFQ_GL_RESOLVE
     pthread_mutex_unlock(&resolve_lock);
     __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);

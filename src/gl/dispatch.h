@@ -5,7 +5,7 @@
  * points. A member is NULL where no library provides the function.
  *
  * Front ends may add a function they need by adding a line to PERFQ_GL_FUNCTIONS (any owner may:
- * keep it sorted by group).
+ * keep it sorted by group); a W line also makes the layer wrap it (see below).
  */
 #ifndef PERFQ_GL_DISPATCH_H
 #define PERFQ_GL_DISPATCH_H
@@ -50,15 +50,23 @@ typedef int (*perfq_PFNGLXMAKECONTEXTCURRENTPROC)(void *dpy, unsigned long draw,
 typedef void *(*perfq_PFNGLXGETCURRENTCONTEXTPROC)(void);
 typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
 
-/* X(type, name): every function the layer calls for real. */
-#define PERFQ_GL_FUNCTIONS(X) \
+/*
+ * The one list of GL/EGL/GLX functions the layer knows. Everything else comes from it:
+ *   X(type, name)  a real function the layer calls (a member of struct perfq_gl_dispatch);
+ *   W(type, name)  the same, and the layer also exports a wrapper of that name and type:
+ *                  wrappers.h declares it (so the definition must match `type`), and
+ *                  eglGetProcAddress / glXGetProcAddress(ARB) answer the name with it.
+ * Adding a W line without defining the wrapper fails the link; defining an exported wrapper
+ * without a W line fails -Wmissing-prototypes. Keep it sorted by group.
+ */
+#define PERFQ_GL_FUNCTIONS(X, W) \
     /* EGL */ \
-    X(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress) \
-    X(PFNEGLCREATECONTEXTPROC, eglCreateContext) \
-    X(PFNEGLDESTROYCONTEXTPROC, eglDestroyContext) \
-    X(PFNEGLMAKECURRENTPROC, eglMakeCurrent) \
-    X(PFNEGLRELEASETHREADPROC, eglReleaseThread) \
-    X(PFNEGLTERMINATEPROC, eglTerminate) \
+    W(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress) \
+    W(PFNEGLCREATECONTEXTPROC, eglCreateContext) \
+    W(PFNEGLDESTROYCONTEXTPROC, eglDestroyContext) \
+    W(PFNEGLMAKECURRENTPROC, eglMakeCurrent) \
+    W(PFNEGLRELEASETHREADPROC, eglReleaseThread) \
+    W(PFNEGLTERMINATEPROC, eglTerminate) \
     X(PFNEGLGETCURRENTCONTEXTPROC, eglGetCurrentContext) \
     X(PFNEGLGETCURRENTDISPLAYPROC, eglGetCurrentDisplay) \
     X(PFNEGLQUERYSTRINGPROC, eglQueryString) \
@@ -68,30 +76,30 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(PFNEGLDESTROYSYNCKHRPROC, eglDestroySyncKHR) \
     X(PFNEGLCLIENTWAITSYNCKHRPROC, eglClientWaitSyncKHR) \
     /* GLX */ \
-    X(perfq_PFNGLXGETPROCADDRESSPROC, glXGetProcAddress) \
-    X(perfq_PFNGLXGETPROCADDRESSPROC, glXGetProcAddressARB) \
-    X(perfq_PFNGLXCREATECONTEXTPROC, glXCreateContext) \
-    X(perfq_PFNGLXCREATENEWCONTEXTPROC, glXCreateNewContext) \
-    X(perfq_PFNGLXCREATECONTEXTATTRIBSARBPROC, glXCreateContextAttribsARB) \
-    X(perfq_PFNGLXDESTROYCONTEXTPROC, glXDestroyContext) \
-    X(perfq_PFNGLXMAKECURRENTPROC, glXMakeCurrent) \
-    X(perfq_PFNGLXMAKECONTEXTCURRENTPROC, glXMakeContextCurrent) \
+    W(perfq_PFNGLXGETPROCADDRESSPROC, glXGetProcAddress) \
+    W(perfq_PFNGLXGETPROCADDRESSPROC, glXGetProcAddressARB) \
+    W(perfq_PFNGLXCREATECONTEXTPROC, glXCreateContext) \
+    W(perfq_PFNGLXCREATENEWCONTEXTPROC, glXCreateNewContext) \
+    W(perfq_PFNGLXCREATECONTEXTATTRIBSARBPROC, glXCreateContextAttribsARB) \
+    W(perfq_PFNGLXDESTROYCONTEXTPROC, glXDestroyContext) \
+    W(perfq_PFNGLXMAKECURRENTPROC, glXMakeCurrent) \
+    W(perfq_PFNGLXMAKECONTEXTCURRENTPROC, glXMakeContextCurrent) \
     X(perfq_PFNGLXGETCURRENTCONTEXTPROC, glXGetCurrentContext) \
     X(perfq_PFNGLXGETCURRENTDISPLAYPROC, glXGetCurrentDisplay) \
     /* GL state and errors */ \
-    X(perfq_PFNGLGETERRORPROC, glGetError) \
-    X(perfq_PFNGLGETSTRINGPROC, glGetString) \
-    X(PFNGLGETSTRINGIPROC, glGetStringi) \
-    X(perfq_PFNGLGETBOOLEANVPROC, glGetBooleanv) \
-    X(perfq_PFNGLGETINTEGERVPROC, glGetIntegerv) \
-    X(PFNGLGETINTEGER64VPROC, glGetInteger64v) \
-    X(perfq_PFNGLGETINTEGER64VEXTPROC, glGetInteger64vEXT) \
-    X(perfq_PFNGLGETFLOATVPROC, glGetFloatv) \
-    X(perfq_PFNGLGETDOUBLEVPROC, glGetDoublev) \
+    W(perfq_PFNGLGETERRORPROC, glGetError) \
+    W(perfq_PFNGLGETSTRINGPROC, glGetString) \
+    W(PFNGLGETSTRINGIPROC, glGetStringi) \
+    W(perfq_PFNGLGETBOOLEANVPROC, glGetBooleanv) \
+    W(perfq_PFNGLGETINTEGERVPROC, glGetIntegerv) \
+    W(PFNGLGETINTEGER64VPROC, glGetInteger64v) \
+    W(perfq_PFNGLGETINTEGER64VEXTPROC, glGetInteger64vEXT) \
+    W(perfq_PFNGLGETFLOATVPROC, glGetFloatv) \
+    W(perfq_PFNGLGETDOUBLEVPROC, glGetDoublev) \
     X(perfq_PFNGLFLUSHPROC, glFlush) \
     X(perfq_PFNGLFINISHPROC, glFinish) \
-    X(PFNGLBINDBUFFERPROC, glBindBuffer) \
-    X(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
+    W(PFNGLBINDBUFFERPROC, glBindBuffer) \
+    W(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
     X(perfq_PFNGLCLEARPROC, glClear) \
     X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
     X(perfq_PFNGLCOLORMASKPROC, glColorMask) \
@@ -109,51 +117,51 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
     X(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
     /* draws (counted) */ \
-    X(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
-    X(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
+    W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
+    W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
     /* conditional rendering */ \
-    X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
-    X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
+    W(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
+    W(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
     /* queries: core / ARB */ \
     X(PFNGLGENQUERIESPROC, glGenQueries) \
     X(PFNGLCREATEQUERIESPROC, glCreateQueries) \
-    X(PFNGLDELETEQUERIESPROC, glDeleteQueries) \
-    X(PFNGLISQUERYPROC, glIsQuery) \
-    X(PFNGLBEGINQUERYPROC, glBeginQuery) \
-    X(PFNGLENDQUERYPROC, glEndQuery) \
-    X(PFNGLBEGINQUERYINDEXEDPROC, glBeginQueryIndexed) \
-    X(PFNGLENDQUERYINDEXEDPROC, glEndQueryIndexed) \
-    X(PFNGLQUERYCOUNTERPROC, glQueryCounter) \
-    X(PFNGLGETQUERYIVPROC, glGetQueryiv) \
-    X(PFNGLGETQUERYINDEXEDIVPROC, glGetQueryIndexediv) \
-    X(PFNGLGETQUERYOBJECTIVPROC, glGetQueryObjectiv) \
-    X(PFNGLGETQUERYOBJECTUIVPROC, glGetQueryObjectuiv) \
-    X(PFNGLGETQUERYOBJECTI64VPROC, glGetQueryObjecti64v) \
-    X(PFNGLGETQUERYOBJECTUI64VPROC, glGetQueryObjectui64v) \
-    X(PFNGLGETQUERYBUFFEROBJECTIVPROC, glGetQueryBufferObjectiv) \
-    X(PFNGLGETQUERYBUFFEROBJECTUIVPROC, glGetQueryBufferObjectuiv) \
-    X(PFNGLGETQUERYBUFFEROBJECTI64VPROC, glGetQueryBufferObjecti64v) \
-    X(PFNGLGETQUERYBUFFEROBJECTUI64VPROC, glGetQueryBufferObjectui64v) \
+    W(PFNGLDELETEQUERIESPROC, glDeleteQueries) \
+    W(PFNGLISQUERYPROC, glIsQuery) \
+    W(PFNGLBEGINQUERYPROC, glBeginQuery) \
+    W(PFNGLENDQUERYPROC, glEndQuery) \
+    W(PFNGLBEGINQUERYINDEXEDPROC, glBeginQueryIndexed) \
+    W(PFNGLENDQUERYINDEXEDPROC, glEndQueryIndexed) \
+    W(PFNGLQUERYCOUNTERPROC, glQueryCounter) \
+    W(PFNGLGETQUERYIVPROC, glGetQueryiv) \
+    W(PFNGLGETQUERYINDEXEDIVPROC, glGetQueryIndexediv) \
+    W(PFNGLGETQUERYOBJECTIVPROC, glGetQueryObjectiv) \
+    W(PFNGLGETQUERYOBJECTUIVPROC, glGetQueryObjectuiv) \
+    W(PFNGLGETQUERYOBJECTI64VPROC, glGetQueryObjecti64v) \
+    W(PFNGLGETQUERYOBJECTUI64VPROC, glGetQueryObjectui64v) \
+    W(PFNGLGETQUERYBUFFEROBJECTIVPROC, glGetQueryBufferObjectiv) \
+    W(PFNGLGETQUERYBUFFEROBJECTUIVPROC, glGetQueryBufferObjectuiv) \
+    W(PFNGLGETQUERYBUFFEROBJECTI64VPROC, glGetQueryBufferObjecti64v) \
+    W(PFNGLGETQUERYBUFFEROBJECTUI64VPROC, glGetQueryBufferObjectui64v) \
     X(PFNGLGENQUERIESARBPROC, glGenQueriesARB) \
-    X(PFNGLDELETEQUERIESARBPROC, glDeleteQueriesARB) \
-    X(PFNGLISQUERYARBPROC, glIsQueryARB) \
-    X(PFNGLBEGINQUERYARBPROC, glBeginQueryARB) \
-    X(PFNGLENDQUERYARBPROC, glEndQueryARB) \
-    X(PFNGLGETQUERYIVARBPROC, glGetQueryivARB) \
-    X(PFNGLGETQUERYOBJECTIVARBPROC, glGetQueryObjectivARB) \
-    X(PFNGLGETQUERYOBJECTUIVARBPROC, glGetQueryObjectuivARB) \
+    W(PFNGLDELETEQUERIESARBPROC, glDeleteQueriesARB) \
+    W(PFNGLISQUERYARBPROC, glIsQueryARB) \
+    W(PFNGLBEGINQUERYARBPROC, glBeginQueryARB) \
+    W(PFNGLENDQUERYARBPROC, glEndQueryARB) \
+    W(PFNGLGETQUERYIVARBPROC, glGetQueryivARB) \
+    W(PFNGLGETQUERYOBJECTIVARBPROC, glGetQueryObjectivARB) \
+    W(PFNGLGETQUERYOBJECTUIVARBPROC, glGetQueryObjectuivARB) \
     /* queries: GLES EXT_occlusion_query_boolean / EXT_disjoint_timer_query */ \
     X(PFNGLGENQUERIESARBPROC, glGenQueriesEXT) \
-    X(PFNGLDELETEQUERIESARBPROC, glDeleteQueriesEXT) \
-    X(PFNGLISQUERYARBPROC, glIsQueryEXT) \
-    X(PFNGLBEGINQUERYARBPROC, glBeginQueryEXT) \
-    X(PFNGLENDQUERYARBPROC, glEndQueryEXT) \
-    X(PFNGLQUERYCOUNTERPROC, glQueryCounterEXT) \
-    X(PFNGLGETQUERYIVARBPROC, glGetQueryivEXT) \
-    X(PFNGLGETQUERYOBJECTIVARBPROC, glGetQueryObjectivEXT) \
-    X(PFNGLGETQUERYOBJECTUIVARBPROC, glGetQueryObjectuivEXT) \
-    X(PFNGLGETQUERYOBJECTI64VEXTPROC, glGetQueryObjecti64vEXT) \
-    X(PFNGLGETQUERYOBJECTUI64VEXTPROC, glGetQueryObjectui64vEXT) \
+    W(PFNGLDELETEQUERIESARBPROC, glDeleteQueriesEXT) \
+    W(PFNGLISQUERYARBPROC, glIsQueryEXT) \
+    W(PFNGLBEGINQUERYARBPROC, glBeginQueryEXT) \
+    W(PFNGLENDQUERYARBPROC, glEndQueryEXT) \
+    W(PFNGLQUERYCOUNTERPROC, glQueryCounterEXT) \
+    W(PFNGLGETQUERYIVARBPROC, glGetQueryivEXT) \
+    W(PFNGLGETQUERYOBJECTIVARBPROC, glGetQueryObjectivEXT) \
+    W(PFNGLGETQUERYOBJECTUIVARBPROC, glGetQueryObjectuivEXT) \
+    W(PFNGLGETQUERYOBJECTI64VEXTPROC, glGetQueryObjecti64vEXT) \
+    W(PFNGLGETQUERYOBJECTUI64VEXTPROC, glGetQueryObjectui64vEXT) \
     /* sync */ \
     X(PFNGLFENCESYNCPROC, glFenceSync) \
     X(PFNGLCLIENTWAITSYNCPROC, glClientWaitSync) \
@@ -161,7 +169,7 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
 
 struct perfq_gl_dispatch {
 #define PERFQ_GL_MEMBER(type, name) type name;
-    PERFQ_GL_FUNCTIONS(PERFQ_GL_MEMBER)
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_MEMBER, PERFQ_GL_MEMBER)
 #undef PERFQ_GL_MEMBER
 };
 

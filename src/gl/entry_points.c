@@ -6,53 +6,20 @@
  */
 #include "gl/layer_internal.h"
 #include "gl/query_virtualization.h"
-#include "perfq/angle_timer_query.h"
 
 #include <string.h>
-
-/* GLX wrappers (layer_glx.c) are declared there without Xlib. */
-void *glXCreateContext(void *dpy, void *vis, void *share, int direct);
-void *glXCreateNewContext(void *dpy, void *config, int type, void *share, int direct);
-void *glXCreateContextAttribsARB(void *dpy, void *config, void *share, int direct,
-                                 const int *attribs);
-void glXDestroyContext(void *dpy, void *ctx);
-int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx);
-int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read, void *ctx);
-void (*glXGetProcAddressARB(const GLubyte *name))(void);
-void (*glXGetProcAddress(const GLubyte *name))(void);
 
 struct entry {
     const char *name;
     void (*fn)(void);
 };
 
-#define E(f) {#f, (void (*)(void))f}
-static const struct entry builtin[] = {
-    E(eglGetProcAddress), E(eglCreateContext), E(eglDestroyContext), E(eglMakeCurrent),
-    E(eglReleaseThread), E(eglTerminate),
-    E(glXGetProcAddress), E(glXGetProcAddressARB), E(glXCreateContext), E(glXCreateNewContext),
-    E(glXCreateContextAttribsARB), E(glXDestroyContext), E(glXMakeCurrent),
-    E(glXMakeContextCurrent),
-    E(glGetError), E(glGetString), E(glGetStringi), E(glGetIntegerv), E(glGetInteger64v),
-    E(glGetInteger64vEXT), E(glGetBooleanv), E(glGetFloatv), E(glGetDoublev),
-    E(glDrawArrays), E(glDrawElements), E(glBindBuffer), E(glBindBufferARB),
-    E(glBeginQuery), E(glEndQuery), E(glBeginQueryIndexed), E(glEndQueryIndexed),
-    E(glGetQueryiv), E(glGetQueryIndexediv), E(glGetQueryObjectiv), E(glGetQueryObjectuiv),
-    E(glGetQueryObjecti64v), E(glGetQueryObjectui64v), E(glDeleteQueries), E(glIsQuery),
-    E(glQueryCounter), E(glBeginConditionalRender), E(glEndConditionalRender),
-    E(glGetQueryBufferObjectiv), E(glGetQueryBufferObjectuiv),
-    E(glGetQueryBufferObjecti64v), E(glGetQueryBufferObjectui64v),
-    E(glBeginQueryARB), E(glEndQueryARB), E(glGetQueryivARB), E(glGetQueryObjectivARB),
-    E(glGetQueryObjectuivARB), E(glDeleteQueriesARB), E(glIsQueryARB),
-    E(glBeginQueryEXT), E(glEndQueryEXT), E(glGetQueryivEXT), E(glGetQueryObjectivEXT),
-    E(glGetQueryObjectuivEXT), E(glGetQueryObjecti64vEXT), E(glGetQueryObjectui64vEXT),
-    E(glDeleteQueriesEXT), E(glIsQueryEXT), E(glQueryCounterEXT),
-    E(glGenQueriesANGLE), E(glDeleteQueriesANGLE), E(glIsQueryANGLE), E(glBeginQueryANGLE),
-    E(glEndQueryANGLE), E(glQueryCounterANGLE), E(glGetQueryivANGLE),
-    E(glGetQueryObjectivANGLE), E(glGetQueryObjectuivANGLE), E(glGetQueryObjecti64vANGLE),
-    E(glGetQueryObjectui64vANGLE),
-};
-#undef E
+/* The wrapped functions, from the one list (dispatch.h's W lines). */
+#define WRAPPED(type, name) {#name, (void (*)(void))name},
+#define NOT_WRAPPED(type, name)
+static const struct entry builtin[] = {PERFQ_GL_FUNCTIONS(NOT_WRAPPED, WRAPPED)};
+#undef NOT_WRAPPED
+#undef WRAPPED
 
 #define MAX_REGISTERED 64
 static pthread_mutex_t registered_lock = PTHREAD_MUTEX_INITIALIZER;

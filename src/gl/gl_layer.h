@@ -31,7 +31,9 @@
 #include "perfq/perfq.h"
 #include "gl/dispatch.h"
 
+#ifndef PERFQ_GL_EXPORT
 #define PERFQ_GL_EXPORT __attribute__((visibility("default")))
+#endif
 
 /* ---- Contexts ------------------------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 /*
  * GLX entry points the layer must see: glXGetProcAddress(ARB) and the context lifetime calls.
- * Handles are kept opaque (void *, unsigned long) so that the layer needs no Xlib headers; the
- * ABI is that of <GL/glx.h>. glvnd's __glx_Main is never defined here.
+ * Handles are kept opaque (void *, unsigned long: wrappers.h declares them from dispatch.h's
+ * types) so that the layer needs no Xlib headers; the ABI is that of <GL/glx.h>. glvnd's __glx_Main is never defined here.
  */
 #include "gl/layer_internal.h"
 
@@ -20,26 +20,15 @@ static glx_proc get_proc(const GLubyte *name)
     return gl->glXGetProcAddress ? gl->glXGetProcAddress(name) : NULL;
 }
 
-PERFQ_GL_EXPORT glx_proc glXGetProcAddressARB(const GLubyte *name)
+glx_proc glXGetProcAddressARB(const GLubyte *name)
 {
     return get_proc(name);
 }
 
-PERFQ_GL_EXPORT glx_proc glXGetProcAddress(const GLubyte *name)
+glx_proc glXGetProcAddress(const GLubyte *name)
 {
     return get_proc(name);
 }
-
-/* Declared here because <GL/glx.h> would need Xlib; the same ABI. */
-PERFQ_GL_EXPORT void *glXCreateContext(void *dpy, void *vis, void *share, int direct);
-PERFQ_GL_EXPORT void *glXCreateNewContext(void *dpy, void *config, int type, void *share,
-                                          int direct);
-PERFQ_GL_EXPORT void *glXCreateContextAttribsARB(void *dpy, void *config, void *share, int direct,
-                                                 const int *attribs);
-PERFQ_GL_EXPORT void glXDestroyContext(void *dpy, void *ctx);
-PERFQ_GL_EXPORT int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx);
-PERFQ_GL_EXPORT int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read,
-                                          void *ctx);
 
 void *glXCreateContext(void *dpy, void *vis, void *share, int direct)
 {

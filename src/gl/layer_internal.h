@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "gl/gl_layer.h"
+#include "gl/wrappers.h"
 
 #define PERFQ_GL_TLS __thread __attribute__((tls_model("initial-exec")))
 #define PERFQ_GL_MAX_LAYER_EXTENSIONS 16
@@ -60,17 +61,6 @@ static inline struct perfq_gl_ctx *perfq_gl_ctx(struct perfq_gl_context *pub)
 {
     return (struct perfq_gl_ctx *)pub;
 }
-
-/* The GLES EXT query names the layer wraps (GLES2/gl2ext.h has them; GL/glext.h does not). */
-void glGetInteger64vEXT(GLenum pname, GLint64 *data);
-void glBeginQueryEXT(GLenum target, GLuint id);
-void glEndQueryEXT(GLenum target);
-void glGetQueryivEXT(GLenum target, GLenum pname, GLint *params);
-void glGetQueryObjectivEXT(GLuint id, GLenum pname, GLint *params);
-void glGetQueryObjectuivEXT(GLuint id, GLenum pname, GLuint *params);
-void glDeleteQueriesEXT(GLsizei n, const GLuint *ids);
-GLboolean glIsQueryEXT(GLuint id);
-void glQueryCounterEXT(GLuint id, GLenum target);
 
 /* context.c */
 extern PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
