@@ -1,11 +1,13 @@
 /*
- * perfq stat [-e LIST] [--json] [-o FILE] [--layers] -- CMD [ARGS]
+ * perfq stat [-e LIST] [-I MS] [--json] [-o FILE] [--layers] -- CMD [ARGS]
  *
  * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
  * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
  * fork/exec work is not counted. When the child exits, perfq waits for it without reaping
  * (WNOWAIT), ends the measurement while /proc/PID/io still exists, then reaps it with wait4 for
  * its rusage (user, system time, max RSS). Exits with CMD's status (128+N for signal N).
+ * With -I MS the counters are also printed every MS ms (stat_interval.c) and the total is the
+ * sum of the intervals.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stat_interval.h"
 
 #define MAX_EVENTS 256
 
@@ -35,6 +38,7 @@ struct stat_options {
     int json;
     const char *output;
     int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
+    unsigned interval_ms;      /* -I MS: print the counters every MS ms; 0: only the total */
     char **cmd;
 };
 
@@ -87,6 +91,15 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
             if (++i >= argc)
                 return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
             o->output = argv[i];
+        } else if (strcmp(a, "-I") == 0 || strcmp(a, "--interval-print") == 0 ||
+                   (strncmp(a, "-I", 2) == 0 && a[2])) {
+            const char *v = a[2] && a[1] == 'I' ? a + 2 : ++i < argc ? argv[i] : NULL;
+            char *end = NULL;
+            unsigned long ms = v ? strtoul(v, &end, 10) : 0;
+            if (!v || !*v || *end || v[0] == '-' || ms < 10 || ms > 3600000)
+                return fprintf(stderr, "perfq stat: %s needs a whole number of milliseconds "
+                               "from 10 to 3600000\n", a[2] && a[1] == 'I' ? "-I" : a), -1;
+            o->interval_ms = (unsigned)ms;
         } else if (strcmp(a, "--layers") == 0) {
             o->layers = 1;
         } else {
@@ -95,7 +108,7 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
     }
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[--json] [-o FILE] -- CMD [ARGS])\n"), -1;
+                       "[-I MS] [--json] [-o FILE] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
@@ -168,6 +181,7 @@ struct child_result {
     int status;
     struct rusage usage;
     uint64_t elapsed_ns;
+    unsigned intervals;        /* -I: intervals printed */
 };
 
 static void print_table(FILE *out, const struct stat_options *o, const struct stat_row *rows,
@@ -224,6 +238,9 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
                     100.0 * (double)v->time_running / (double)v->time_enabled);
         fprintf(out, "\n");
     }
+    if (o->interval_ms)
+        fprintf(out, "\n   %u intervals of %u ms: the values above are their sums\n",
+                r->intervals, o->interval_ms);
     fprintf(out, "\n   %18.9f seconds time elapsed\n", seconds);
     fprintf(out, "   %18.9f seconds user\n",
             (double)r->usage.ru_utime.tv_sec + (double)r->usage.ru_utime.tv_usec / 1e6);
@@ -247,11 +264,14 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
     }
     fprintf(out, "], \"exit_status\": %d, \"signal\": %d, \"elapsed_ns\": %" PRIu64
             ", \"user_ns\": %" PRIu64 ", \"system_ns\": %" PRIu64
-            ", \"max_rss_bytes\": %" PRIu64 ", \"counters\": [",
+            ", \"max_rss_bytes\": %" PRIu64,
             WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1,
             WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0, r->elapsed_ns,
             tv_ns(r->usage.ru_utime), tv_ns(r->usage.ru_stime),
             (uint64_t)r->usage.ru_maxrss * 1024u);
+    if (o->interval_ms)
+        fprintf(out, ", \"interval_ms\": %u, \"intervals\": %u", o->interval_ms, r->intervals);
+    fprintf(out, ", \"counters\": [");
     double seconds = (double)r->elapsed_ns / 1e9;
     for (size_t i = 0; i < n; i++) {
         const perfq_counter_info_t *ci = &rows[i].info;
@@ -305,13 +325,15 @@ static pid_t spawn_waiting(char **cmd, int *go, int *exec_err)
 }
 
 static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
-                           size_t n, perfq_value_t *values, struct child_result *r)
+                           size_t n, perfq_value_t *values, struct child_result *r, FILE *out)
 {
     perfq_counter_id_t ids[MAX_EVENTS];
+    perfq_counter_info_t infos[MAX_EVENTS];
     size_t measured = 0;
     for (size_t i = 0; i < n; i++)
         if (rows[i].info.available) {
             rows[i].measured = (int)measured;
+            infos[measured] = rows[i].info;
             ids[measured++] = rows[i].id;
         }
     if (o->layers)
@@ -321,16 +343,24 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     if (pid < 0)
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
     perfq_measurement_t *m = NULL;
+    struct stat_interval *iv = NULL;
     perfq_target_t target = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
-    perfq_status_t st = measured ? perfq_measurement_create(pq, ids, measured, &target, &m)
-                                 : PERFQ_OK;
+    perfq_status_t st = PERFQ_OK;
+    if (measured && o->interval_ms)
+        st = stat_interval_open(pq, ids, infos, measured, &target, &iv);
+    else if (measured)
+        st = perfq_measurement_create(pq, ids, measured, &target, &m);
     if (st == PERFQ_OK && m)
         st = perfq_measurement_begin(m);
     if (st != PERFQ_OK) {
-        fprintf(stderr, "perfq stat: cannot measure: %s\n", perfq_status_string(st));
+        fprintf(stderr, "perfq stat: cannot measure: %s%s\n", perfq_status_string(st),
+                o->interval_ms && st == PERFQ_ENOTSUP
+                    ? " (a counter that can be read only at the end cannot be printed by "
+                      "interval)" : "");
         close(go);   /* the child reads EOF and exits 127 without running cmd */
         waitpid(pid, NULL, 0);
         perfq_measurement_destroy(&m);
+        stat_interval_close(&iv);
         return -1;
     }
     /* Signals from the terminal go to the command; perfq stays to print what it counted. */
@@ -348,6 +378,13 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     }
     close(go);
     close(exec_err);
+    if (iv) {
+        /* Returns when the command has exited, not reaped: see stat_interval.c. */
+        st = stat_interval_run(iv, pid, o->interval_ms, t0, out, o->json);
+        r->intervals = stat_interval_count(iv);
+        stat_interval_totals(iv, values);
+        stat_interval_close(&iv);
+    }
     siginfo_t info;
     int wrc;
     do
@@ -396,7 +433,7 @@ int cmd_stat(int argc, char **argv)
         goto out;
     }
     struct child_result result = {0};
-    if (run_and_measure(pq, &o, rows, n, values, &result) == 0) {
+    if (run_and_measure(pq, &o, rows, n, values, &result, out) == 0) {
         if (o.json)
             print_json(out, &o, rows, n, values, &result);
         else

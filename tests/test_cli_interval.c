@@ -1,0 +1,241 @@
+/* perfq stat -I, run as a user would on a two-second program (this test binary itself, run
+ * with --burn MS: it computes for MS ms of wall time): about twenty intervals of 100 ms, each
+ * interval's values are what was counted in it, and they add up exactly to the total, in the
+ * JSON output (one record per interval) and in the human table. Bad -I values exit 2. */
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static const char *perfq_path;
+static char self_path[4096];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int burn(long ms)
+{
+    volatile uint64_t sink = 0;
+    double end = now_s() + (double)ms / 1e3;
+    while (now_s() < end)
+        for (int i = 0; i < 10000; i++)
+            sink += (uint64_t)i * 2654435761u;
+    return 0;
+}
+
+/* Runs perfq with args, its report written to a file (-o); returns the exit status and the
+ * report (malloc'd) in *report, stderr in err. */
+static int run_perfq(const char *const *args, char **report, char *err, size_t err_size)
+{
+    char rep_path[] = "/tmp/perfq-iv-XXXXXX", err_path[] = "/tmp/perfq-iv-err-XXXXXX";
+    int rep = mkstemp(rep_path), efd = mkstemp(err_path);
+    assert_true(rep >= 0 && efd >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const char *argv[40] = {perfq_path, "stat", "-o", rep_path};
+        int k = 4;
+        for (int i = 0; args[i] && k < 38; i++)
+            argv[k++] = args[i];
+        dup2(efd, 2);
+        execv(perfq_path, (char *const *)argv);
+        _exit(99);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    FILE *f = fopen(rep_path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    *report = calloc(1, (size_t)size + 1);
+    assert_int_equal(fread(*report, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    ssize_t n = pread(efd, err, err_size - 1, 0);
+    err[n > 0 ? n : 0] = '\0';
+    close(rep);
+    close(efd);
+    unlink(rep_path);
+    unlink(err_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+
+static void json_intervals_sum_to_total(void **state)
+{
+    (void)state;
+    char *report, err[4096];
+    double steal0 = test_steal_ns();
+    int rc = run_perfq((const char *[]){"-I", "100", "--json", "-e",
+                                        "host/task-clock,host/context-switches,host/page-faults",
+                                        "--", self_path, "--burn", "2000", NULL},
+                       &report, err, sizeof err);
+    assert_int_equal(rc, 0);
+    /* Interval records, one per line, then the total object. */
+    double sums[3] = {0};
+    const char *names[3] = {"host/task-clock", "host/context-switches", "host/page-faults"};
+    int intervals = 0;
+    double last_time = 0;
+    char *p = report;
+    while (strncmp(p, "{\"interval\"", 11) == 0) {
+        char *nl = strchr(p, '\n');
+        assert_non_null(nl);
+        *nl = '\0';
+        json_object *rec = json_tokener_parse(p);
+        assert_non_null(rec);
+        json_object *v, *counters;
+        assert_true(json_object_object_get_ex(rec, "interval", &v));
+        assert_int_equal(json_object_get_int(v), intervals + 1);
+        assert_true(json_object_object_get_ex(rec, "time_s", &v));
+        double t = json_object_get_double(v);
+        assert_true(t > last_time);
+        last_time = t;
+        assert_true(json_object_object_get_ex(rec, "counters", &counters));
+        assert_int_equal(json_object_array_length(counters), 3);
+        for (size_t i = 0; i < 3; i++) {
+            json_object *c = json_object_array_get_idx(counters, i), *name, *value;
+            assert_true(json_object_object_get_ex(c, "name", &name));
+            assert_string_equal(json_object_get_string(name), names[i]);
+            assert_true(json_object_object_get_ex(c, "value", &value));
+            sums[i] += json_object_get_double(value);
+        }
+        json_object_put(rec);
+        intervals++;
+        p = nl + 1;
+    }
+    print_message("%d intervals, last at %.3f s; sums %.0f ns, %.0f, %.0f\n", intervals,
+                  last_time, sums[0], sums[1], sums[2]);
+    /* Two seconds of 100 ms intervals: twenty, plus the partial one the program's start and
+     * exit add; a loaded machine may delay an interval's print but not move its end. */
+    assert_true(intervals >= 19 && intervals <= 23);
+    json_object *total = json_tokener_parse(p);
+    assert_non_null(total);
+    json_object *v, *counters;
+    assert_true(json_object_object_get_ex(total, "intervals", &v));
+    assert_int_equal(json_object_get_int(v), intervals);
+    assert_true(json_object_object_get_ex(total, "interval_ms", &v));
+    assert_int_equal(json_object_get_int(v), 100);
+    assert_true(json_object_object_get_ex(total, "counters", &counters));
+    for (size_t i = 0; i < 3; i++) {
+        json_object *c = json_object_array_get_idx(counters, i), *value;
+        assert_true(json_object_object_get_ex(c, "value", &value));
+        assert_true(json_object_get_double(value) == sums[i]);
+    }
+    /* The intervals' task-clock, summed, against the kernel's other accounting of the same
+     * child (wait4's user + system): within 10% (+1 ms of tick), plus the steal time that
+     * task-clock counts and rusage does not (tests/test_util.h). */
+    double cpu = 0;
+    assert_true(json_object_object_get_ex(total, "user_ns", &v));
+    cpu += (double)json_object_get_int64(v);
+    assert_true(json_object_object_get_ex(total, "system_ns", &v));
+    cpu += (double)json_object_get_int64(v);
+    double steal = test_steal_allowance(steal0);
+    print_message("task-clock over the intervals %.3f ms, wait4 user+sys %.3f ms, steal <= "
+                  "%.3f ms\n", sums[0] / 1e6, cpu / 1e6, steal / 1e6);
+    assert_true(sums[0] > 10e6);
+    assert_true(sums[0] > cpu * 0.9 - 1e6);
+    assert_true(sums[0] < cpu * 1.1 + 1e6 + steal);
+    json_object_put(total);
+    free(report);
+}
+
+static void table_intervals_sum_to_total(void **state)
+{
+    (void)state;
+    char *report, err[4096];
+    int rc = run_perfq((const char *[]){"-I100", "-e", "host/context-switches,host/page-faults",
+                                        "--", self_path, "--burn", "2000", NULL},
+                       &report, err, sizeof err);
+    assert_int_equal(rc, 0);
+    int intervals[2] = {0};
+    unsigned long long sums[2] = {0}, totals[2] = {0};
+    const char *names[2] = {"host/context-switches", "host/page-faults"};
+    int in_total = 0, header = 0, declared = -1;
+    for (char *save = NULL, *line = strtok_r(report, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        double t;
+        unsigned long long value;
+        char name[64];
+        if (strstr(line, "Performance counter stats"))
+            in_total = 1;
+        if (strncmp(line, "#           time", 16) == 0)
+            header++;
+        int d;
+        if (strstr(line, "intervals of 100 ms") && sscanf(line, " %d", &d) == 1)
+            declared = d;
+        for (int i = 0; i < 2; i++) {
+            if (!in_total && sscanf(line, "%lf %llu %63s", &t, &value, name) == 3 &&
+                strcmp(name, names[i]) == 0) {
+                intervals[i]++;
+                sums[i] += value;
+            } else if (in_total && sscanf(line, " %llu %63s", &value, name) == 2 &&
+                       strcmp(name, names[i]) == 0) {
+                totals[i] = value;
+            }
+        }
+    }
+    print_message("table: %d intervals; context switches %llu = %llu, faults %llu = %llu\n",
+                  intervals[0], sums[0], totals[0], sums[1], totals[1]);
+    assert_int_equal(header, 1);
+    assert_true(intervals[0] >= 19 && intervals[0] <= 23);
+    assert_int_equal(intervals[1], intervals[0]);
+    assert_int_equal(declared, intervals[0]);
+    assert_true(sums[1] > 0);   /* the program's start faults pages in */
+    for (int i = 0; i < 2; i++)
+        assert_true(sums[i] == totals[i]);
+    free(report);
+}
+
+static void bad_interval_values(void **state)
+{
+    (void)state;
+    const char *bad[][2] = {{"-I", "5"}, {"-I", "abc"}, {"-I", "-100"}, {"-I", "100x"},
+                            {"--interval-print", ""}, {"-I", "3600001"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *report, err[4096];
+        int rc = run_perfq((const char *[]){bad[i][0], bad[i][1], "--", "true", NULL},
+                           &report, err, sizeof err);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(err, "milliseconds"));
+        free(report);
+    }
+    char *report, err[4096];
+    assert_int_equal(run_perfq((const char *[]){"-I", NULL}, &report, err, sizeof err), 2);
+    free(report);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--burn") == 0)
+        return burn(atol(argv[2]));
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PERFQ\n", argv[0]);
+        return 2;
+    }
+    perfq_path = argv[1];
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0)
+        return 1;
+    self_path[n] = '\0';
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_intervals_sum_to_total),
+        cmocka_unit_test(table_intervals_sum_to_total),
+        cmocka_unit_test(bad_interval_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
