@@ -28,9 +28,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static volatile uint64_t sink;
+
 static int burn(long ms)
 {
-    volatile uint64_t sink = 0;
     double end = now_s() + (double)ms / 1e3;
     while (now_s() < end)
         for (int i = 0; i < 10000; i++)
