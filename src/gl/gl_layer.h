@@ -206,7 +206,9 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *ctx, struct perfq_
 void perfq_gl_timer_free(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
 /* 1 if the interval's time is not to be trusted: on the query path with EXT_disjoint_timer_query,
  * GL_GPU_DISJOINT_EXT was seen between begin and the result; on the fence path a fence could not
- * be created or waited (the result is then not reported at all). Valid once the result is ready. */
+ * be created or waited (the result is then not reported at all), or a stamp is "late": its fence
+ * was found signalled with no proof of when, in a window wider than 4 ms (docs/gl-layer.md).
+ * Valid once the result is ready. */
 int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 
 /* ---- Diagnostics (exported for tests) ------------------------------------------------------ */

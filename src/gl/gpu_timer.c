@@ -37,16 +37,30 @@ uint64_t perfq_gl_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A stamp is the time a waiter saw the fence signalled. It is the time the GPU reached the
+ * fence (within the wake-up latency) when the wait blocked, that is when the fence was seen
+ * unsignalled just before; a fence found already signalled only tells that it signalled between
+ * a lower bound (its creation, the previous fence's signal, a waiter's earlier look) and now.
+ * If that window is wider than this, the stamp is "late": the interval is reported disjoint
+ * rather than as a number that may be far too small (issue 14 item 1: a helper behind a backlog
+ * stamped a begin fence 100 ms late, and a 100 ms interval read 0.004 ms). 4 ms is one scheduler
+ * time slice (250 Hz): a blocked waiter on a loaded machine can be woken that late too, unseen,
+ * so a narrower bound would flag only the visible half of the same error (docs/gl-layer.md). */
+#define PERFQ_GL_FENCE_STAMP_WINDOW_NS 4000000ull
+
 struct fence_stamp {
     void *sync;             /* an EGLSyncKHR, or a GLsync on the GLX fence path */
     int done;               /* stamped; under the state's lock (as every field below) */
     int failed;
+    int late;               /* the stamp may be later than the signal by more than the window */
     uint64_t ns;
+    uint64_t created_ns;    /* before the sync was created: it cannot have signalled earlier */
+    uint64_t unsignaled_ns; /* the latest time a waiter saw it unsignalled (0: never) */
     int refs;               /* the timer and the helper thread */
     int waiters;            /* threads inside eglClientWaitSyncKHR on it */
     int passed;             /* the helper has taken it off its queue */
     int destroyed;          /* the sync was destroyed */
-    struct fence_stamp *next;
+    struct fence_stamp *next, *prev;    /* in the helper's queue */
 };
 
 struct perfq_gl_timer_state {
@@ -62,7 +76,10 @@ struct perfq_gl_timer_state {
     pthread_mutex_t lock;               /* protects the queue and fence_stamp.done/refs */
     pthread_cond_t work, done;
     struct fence_stamp *head, *tail;
+    uint64_t signaled_lo;               /* the last stamped fence signalled after this time: a
+                                         * later fence (same context, in order) did too */
     int stop, started;
+    int ready;                          /* the helper runs (start_helper waits for it) */
     int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
     int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
     struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
@@ -92,6 +109,19 @@ static void fence_unref(struct perfq_gl_timer_state *s, struct fence_stamp *f)
         free(f);
 }
 
+static void queue_unlink(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        s->head = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        s->tail = f->prev;
+    f->next = f->prev = NULL;
+}
+
 /* Destroys the sync once nobody waits on it and the helper has passed it (under the lock). */
 static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 {
@@ -104,35 +134,65 @@ static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_sta
     }
 }
 
+/* The timer lets go of f (under the lock). When nobody else wants its stamp (only the helper's
+ * reference is left, no waiter) and GL may be called here, the fence is taken off the helper's
+ * queue and its sync destroyed now: dropped queries' fences cost the helper nothing, and the
+ * driver's sync objects do not pile up (Mesa looks a sync up in a list of the display's live
+ * ones, so a pile makes every wait slower). */
+static void fence_release(struct perfq_gl_timer_state *s, struct fence_stamp *f, int gl_usable)
+{
+    if (f->refs == 2 && !f->passed && f->waiters == 0 && gl_usable) {
+        queue_unlink(s, f);
+        f->passed = 1;
+        if (!f->done) {
+            f->done = f->failed = 1;
+            atomic_fetch_sub(&fences_pending, 1);
+        }
+        fence_maybe_destroy(s, f);
+        f->refs--;      /* the helper's */
+    }
+    fence_unref(s, f);
+}
+
+/* One wait on f's sync with timeout_ns: 1 signalled, 0 timed out, -1 failed. */
+static int fence_client_wait(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                             uint64_t timeout_ns)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (s->glx) {
+        /* GL_ARB_sync: the waiting thread has a context sharing the sync (the helper's own,
+         * or the program's when the caller waits). */
+        if (s->bind_failed && pthread_equal(pthread_self(), s->thread))
+            return -1;
+        GLenum g = gl->glClientWaitSync((GLsync)f->sync, 0, timeout_ns);
+        if (g == GL_TIMEOUT_EXPIRED)
+            return 0;
+        return g == GL_ALREADY_SIGNALED || g == GL_CONDITION_SATISFIED ? 1 : -1;
+    }
+    EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, timeout_ns);
+    if (r == EGL_TIMEOUT_EXPIRED_KHR)
+        return 0;
+    return r == EGL_CONDITION_SATISFIED_KHR ? 1 : -1;
+}
+
 /* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
  * Called with the lock held; returns with it held. */
 static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 {
     f->waiters++;
     pthread_mutex_unlock(&s->lock);
-    /* In 100 ms slices, so that a helper told to stop cannot hang on a fence that will never
+    /* First a look without waiting: a fence seen unsignalled and then waited is stamped when it
+     * signals (the wait returns then); one found signalled already is only known to have
+     * signalled since the last look at it (see PERFQ_GL_FENCE_STAMP_WINDOW_NS). Then waits in
+     * 100 ms slices, so that a helper told to stop cannot hang on a fence that will never
      * signal (it gives up 2 s after the stop, and the stamp is marked failed). */
-    int satisfied = 0;
+    uint64_t before = perfq_gl_now_ns();
+    int r = fence_client_wait(s, f, 0);
+    uint64_t unsignaled = 0;        /* this thread saw it unsignalled then */
     uint64_t stop_seen = 0;
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    for (;;) {
-        int timeout;
-        if (s->glx) {
-            /* GL_ARB_sync: the waiting thread has a context sharing the sync (the helper's own,
-             * or the program's when the caller waits). */
-            int helper_without_context = s->bind_failed &&
-                                         pthread_equal(pthread_self(), s->thread);
-            GLenum g = helper_without_context ? GL_WAIT_FAILED :
-                gl->glClientWaitSync((GLsync)f->sync, 0, 100000000ull);
-            timeout = g == GL_TIMEOUT_EXPIRED;
-            satisfied = g == GL_ALREADY_SIGNALED || g == GL_CONDITION_SATISFIED;
-        } else {
-            EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, 100000000ull);
-            timeout = r == EGL_TIMEOUT_EXPIRED_KHR;
-            satisfied = r == EGL_CONDITION_SATISFIED_KHR;
-        }
-        if (!timeout)
-            break;
+    while (r == 0) {
+        unsignaled = before;
+        __atomic_store_n(&f->unsignaled_ns, before, __ATOMIC_RELAXED);
         if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
             uint64_t now = perfq_gl_now_ns();
             if (!stop_seen)
@@ -140,13 +200,25 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
             else if (now - stop_seen > 2000000000ull)
                 break;
         }
+        before = perfq_gl_now_ns();
+        r = fence_client_wait(s, f, 100000000ull);
     }
     uint64_t t = perfq_gl_now_ns();
     pthread_mutex_lock(&s->lock);
     f->waiters--;
     if (!f->done) {
         f->ns = t;
-        f->failed = !satisfied;
+        f->failed = r != 1;
+        /* It signalled after lo; if this wait did not block, the stamp is only an upper bound. */
+        uint64_t lo = f->created_ns;
+        if (s->signaled_lo > lo)
+            lo = s->signaled_lo;
+        uint64_t seen = __atomic_load_n(&f->unsignaled_ns, __ATOMIC_RELAXED);
+        if (seen > lo)
+            lo = seen;
+        f->late = !unsignaled && t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        if (!f->failed && lo > s->signaled_lo)
+            s->signaled_lo = lo;
         f->done = 1;
         atomic_fetch_sub(&fences_pending, 1);
         pthread_cond_broadcast(&s->done);
@@ -162,17 +234,22 @@ static void *helper_main(void *arg)
     if (s->glx && perfq_gl_glx_waiter_bind(s->glx, perfq_gl_dispatch()) != 0)
         s->bind_failed = 1;     /* fences are then stamped only by callers that wait */
     pthread_mutex_lock(&s->lock);
+    s->ready = 1;
+    pthread_cond_broadcast(&s->done);
     for (;;) {
         while (!s->head && !s->stop)
             pthread_cond_wait(&s->work, &s->lock);
         if (!s->head)
             break;
         struct fence_stamp *f = s->head;
+        if (!f->done && f->refs == 1) {
+            /* Nobody wants its stamp (its timer was freed where GL could not be called). */
+            f->done = f->failed = 1;
+            atomic_fetch_sub(&fences_pending, 1);
+        }
         if (!f->done)
             fence_wait_and_stamp(s, f);
-        s->head = f->next;
-        if (!s->head)
-            s->tail = NULL;
+        queue_unlink(s, f);
         f->passed = 1;
         fence_maybe_destroy(s, f);
         fence_unref(s, f);
@@ -233,6 +310,9 @@ static uint64_t measure_wake_latency(void)
     return samples[32] ? samples[32] : 1;
 }
 
+/* Starts the helper and waits until it waits for work: the first fence is then waited from the
+ * moment it exists, not stamped late by the thread's start (a "late" first stamp, see
+ * PERFQ_GL_FENCE_STAMP_WINDOW_NS). */
 static int start_helper(struct perfq_gl_timer_state *s)
 {
     if (s->started)
@@ -240,6 +320,10 @@ static int start_helper(struct perfq_gl_timer_state *s)
     if (pthread_create(&s->thread, NULL, helper_main, s) != 0)
         return -1;
     s->started = 1;
+    pthread_mutex_lock(&s->lock);
+    while (!s->ready)
+        pthread_cond_wait(&s->done, &s->lock);
+    pthread_mutex_unlock(&s->lock);
     return 0;
 }
 
@@ -253,6 +337,7 @@ static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
     struct fence_stamp *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
+    f->created_ns = perfq_gl_now_ns();
     if (s->glx) {
         perfq_gl_error_guard_begin(&c->pub);
         f->sync = gl->glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -273,9 +358,28 @@ static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
         gl->glFlush();
         perfq_gl_error_guard_end(&c->pub);
     }
+    /* A look now: a fence that signalled already (nothing was pending) is stamped here, within
+     * the creation call, and never reaches the helper; one that has not is known to signal
+     * after this moment, which bounds its stamp's window if the helper finds it signalled. */
+    uint64_t before = perfq_gl_now_ns();
+    int r = fence_client_wait(s, f, 0);
+    if (r != 0) {
+        uint64_t t = perfq_gl_now_ns();
+        pthread_mutex_lock(&s->lock);
+        f->ns = t;
+        f->failed = r != 1;
+        f->late = t - f->created_ns > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        f->done = f->passed = 1;
+        f->refs = 1;
+        fence_maybe_destroy(s, f);
+        pthread_mutex_unlock(&s->lock);
+        return f;
+    }
+    f->unsignaled_ns = before;
     f->refs = 2;
     atomic_fetch_add(&fences_pending, 1);
     pthread_mutex_lock(&s->lock);
+    f->prev = s->tail;
     if (s->tail)
         s->tail->next = f;
     else
@@ -661,7 +765,7 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
  * When the helper is waiting on this very fence, the caller waits on it too
  * (eglClientWaitSyncKHR): it is woken by the driver directly, without the helper's round trip. */
 static perfq_status_t fence_result(struct perfq_gl_timer_state *s, struct fence_stamp *f,
-                                   int wait, uint64_t *ns)
+                                   int wait, uint64_t *ns, int *late)
 {
     pthread_mutex_lock(&s->lock);
     /* Only beside the helper (f is the fence it is on): a caller never runs ahead of it, so the
@@ -674,6 +778,7 @@ static perfq_status_t fence_result(struct perfq_gl_timer_state *s, struct fence_
         pthread_cond_wait(&s->done, &s->lock);
     int done = f->done, failed = f->failed;
     uint64_t v = f->ns;
+    *late |= f->late;
     pthread_mutex_unlock(&s->lock);
     if (!done)
         return PERFQ_NOT_READY;
@@ -723,20 +828,28 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
     }
     uint64_t t0 = 0, t1 = 0;
     perfq_status_t st;
+    int late = 0;
     if (!t->stamp) {
         /* The begin fence first: it signals first, and a waiter stamps when its wait returns. */
-        st = fence_result(s, t->f0, wait, &t0);
+        st = fence_result(s, t->f0, wait, &t0, &late);
         if (st != PERFQ_OK) {
             if (st == PERFQ_ESYS)
                 t->disjoint = 1;
             return st;
         }
     }
-    st = fence_result(s, t->f1, wait, &t1);
+    st = fence_result(s, t->f1, wait, &t1, &late);
     if (st != PERFQ_OK) {
         if (st == PERFQ_ESYS)
             t->disjoint = 1;
         return st;
+    }
+    if (late) {
+        /* A stamp is not the time the GPU reached its fence: say so (INTEL "GPU Time Disjoint",
+         * GL_GPU_DISJOINT_EXT for GL_ANGLE_timer_query) rather than pass a wrong time as right. */
+        if (!t->disjoint)
+            s->disjoint_for_program = 1;
+        t->disjoint = 1;
     }
     *ns = t->stamp ? t1 : (t1 > t0 ? t1 - t0 : 0);
     return PERFQ_OK;
@@ -766,9 +879,9 @@ void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
     if (s && (t->f0 || t->f1)) {
         pthread_mutex_lock(&s->lock);
         if (t->f0)
-            fence_unref(s, t->f0);
+            fence_release(s, t->f0, gl_usable);
         if (t->f1)
-            fence_unref(s, t->f1);
+            fence_release(s, t->f1, gl_usable);
         pthread_mutex_unlock(&s->lock);
     }
     free(t);
