@@ -18,6 +18,7 @@ struct fake_state {
     int fail_probe;
     int ready;           /* results become ready when set */
     int sessions_open;
+    int fail_begin;      /* begin returns PERFQ_ESYS when set */
 };
 
 static const struct perfq_group_desc fake_group = {
@@ -76,6 +77,12 @@ static perfq_status_t fake_nop(void *session)
     return PERFQ_OK;
 }
 
+static perfq_status_t fake_begin(void *session)
+{
+    struct fake_session *s = session;
+    return s->state->fail_begin ? PERFQ_ESYS : PERFQ_OK;
+}
+
 static perfq_status_t fake_result(void *session, int wait, perfq_value_t *values)
 {
     struct fake_session *s = session;
@@ -100,7 +107,7 @@ static const struct perfq_provider_ops fake_ops = {
     .probe = fake_probe,
     .enumerate = fake_enumerate,
     .session_open = fake_open,
-    .begin = fake_nop,
+    .begin = fake_begin,
     .sample = NULL,
     .end = fake_nop,
     .result = fake_result,
@@ -207,6 +214,33 @@ static void test_catalog_builder_rejects_bad_descriptors(void **state)
     perfq__catalog_free(&c);   /* ASan checks the strings it copied are freed */
 }
 
+/* A GPU-timeline provider whose re-begin fails may have dropped its previous result: the
+ * measurement's result then returns begin's error, never a stale or partial array. */
+static void test_failed_gpu_rebegin_says_so(void **state)
+{
+    (void)state;
+    struct fake_state fs = {.ready = 1};
+    perfq_t *pq = open_fake(&fs);
+    perfq_counter_id_t ids[2] = {find(pq, "fake/a"), find(pq, "host/task-clock")};
+    perfq_measurement_t *m;
+    perfq_value_t v[2];
+    assert_int_equal(perfq_measurement_create(pq, ids, 2, NULL, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 2), PERFQ_OK);
+    fs.fail_begin = 1;
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_ESYS);
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 2), PERFQ_ESYS);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_ESTATE);
+    fs.fail_begin = 0;
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 2), PERFQ_OK);
+    assert_int_equal(v[0].v.u64, 101);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_max_active),
         cmocka_unit_test(test_failed_probe_lists_unavailable),
         cmocka_unit_test(test_catalog_builder_rejects_bad_descriptors),
+        cmocka_unit_test(test_failed_gpu_rebegin_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

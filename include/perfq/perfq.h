@@ -11,12 +11,18 @@
  *
  * Status: every function that can fail returns a perfq_status_t: PERFQ_OK (0) on success,
  * PERFQ_NOT_READY (positive, not an error) when a result is still pending, a negative code on
- * error. Outputs are written only on success unless a function says otherwise.
+ * error. Outputs are written only on success unless a function says otherwise, and a call that
+ * fails leaves the object as it was (a failed begin keeps the previous result readable).
  *
  * Threads: all functions may be called from any thread. A perfq_t may be shared by threads; a
  * measurement may be used from several threads (calls on one measurement are serialised by
  * its own lock). perfq_close() and perfq_measurement_destroy() must not race with other calls
  * on the same object.
+ *
+ * Lifetime: each measurement holds a reference to its instance. perfq_close() drops the
+ * caller's reference; the instance (its providers and catalog) is freed when the last of its
+ * measurements is destroyed, so the measurements, their values and their counter ids stay valid
+ * after perfq_close() until perfq_measurement_destroy(). Every measurement must be destroyed.
  */
 #ifndef PERFQ_PERFQ_H
 #define PERFQ_PERFQ_H
@@ -49,6 +55,8 @@ typedef enum perfq_status {
     PERFQ_EBUSY = -6,         /* resource held: too many active counters, lock owned elsewhere */
     PERFQ_ESYS = -7,          /* a system call or driver call failed */
     PERFQ_ENOSPC = -8,        /* caller's buffer too small; nothing was written */
+    PERFQ_EMFILE = -9,        /* out of file descriptors (EMFILE, ENFILE): close some or raise
+                               * RLIMIT_NOFILE */
 } perfq_status_t;
 
 /* A static English message for a status; never NULL, also for unknown values. */
@@ -150,7 +158,9 @@ typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_count
 PERFQ_API perfq_status_t perfq_open(perfq_t **out);
 
 /* Closes an instance and sets *pq to NULL. A second call (with *pq == NULL) returns
- * PERFQ_EINVAL and does nothing. Destroys measurements still open on it. */
+ * PERFQ_EINVAL and does nothing. Measurements still open on it are not destroyed: they keep
+ * the instance alive and keep working until perfq_measurement_destroy(), which frees the
+ * instance with the last of them. The catalog must not be read through *pq after this call. */
 PERFQ_API perfq_status_t perfq_close(perfq_t **pq);
 
 PERFQ_API perfq_status_t perfq_group_count(const perfq_t *pq, uint32_t *count);
@@ -187,8 +197,9 @@ typedef struct perfq_measurement perfq_measurement_t;
 
 /* Creates a measurement of n counters (ids from the catalog; no duplicates). target NULL means
  * PERFQ_TARGET_SELF. Fails with PERFQ_ENOTSUP if a counter is unavailable here, PERFQ_EBUSY if a
- * group's max_active would be exceeded. Resources (file descriptors) are opened here, so that
- * begin and sample stay cheap. */
+ * group's max_active would be exceeded, PERFQ_EINVAL if a PID target does not exist,
+ * PERFQ_EMFILE when out of file descriptors. Resources (file descriptors) are opened here, so
+ * that begin and sample stay cheap. */
 PERFQ_API perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *ids, size_t n,
                                         const perfq_target_t *target,
                                         perfq_measurement_t **out);
@@ -216,23 +227,32 @@ typedef struct perfq_value {
 #define PERFQ_VALUE_SCALED 0x1u      /* multiplexed: value = raw * time_enabled / time_running */
 #define PERFQ_VALUE_NOT_COUNTED 0x2u /* the counter never ran (time_running 0): value is 0 */
 
-/* Starts counting from zero. A measurement may be begun again after end. */
+/* Starts counting from zero. A measurement may be begun again after end. When begin fails the
+ * measurement is as before: not active, and after an end, perfq_measurement_result() still
+ * returns the previous interval's values (where a GPU-timeline provider's begin already
+ * dropped them, it returns begin's error instead). */
 PERFQ_API perfq_status_t perfq_measurement_begin(perfq_measurement_t *m);
 
 /* Reads the values counted since begin, without stopping (CPU-timeline counters: one read per
- * provider group). values has room for n entries, n == the measurement's counter count.
- * PERFQ_ENOTSUP if a counter of the set can only be read after end (GPU timeline). */
+ * provider group). values has room for n entries; the first perfq_measurement_counter_count()
+ * are written. PERFQ_ENOSPC (nothing written) when n is smaller than that count. PERFQ_ENOTSUP
+ * if a counter of the set can only be read after end (GPU timeline). On any error nothing is
+ * written (e.g. PERFQ_ESYS when the target process is gone). */
 PERFQ_API perfq_status_t perfq_measurement_sample(perfq_measurement_t *m, perfq_value_t *values, size_t n);
 
-/* Stops counting; the result is then read with perfq_measurement_result(). */
+/* Stops counting; the result is then read with perfq_measurement_result(). The measurement is
+ * ended also when this fails (e.g. PERFQ_ESYS: a target process already reaped); the result
+ * then returns the same error. */
 PERFQ_API perfq_status_t perfq_measurement_end(perfq_measurement_t *m);
 
 #define PERFQ_RESULT_NOWAIT 0u
 #define PERFQ_RESULT_WAIT 1u
 
-/* The values counted between begin and end, in the order the ids were given.
+/* The values counted between begin and end, in the order the ids were given; values has room
+ * for n entries (PERFQ_ENOSPC when n is smaller than the counter count; nothing written).
  * PERFQ_RESULT_NOWAIT: PERFQ_NOT_READY if some provider has not finished (nothing written);
- * PERFQ_RESULT_WAIT: blocks until ready. PERFQ_ESTATE before the first end. */
+ * PERFQ_RESULT_WAIT: blocks until ready. PERFQ_ESTATE before the first end. If end failed,
+ * the error end returned (nothing written): perfq never reports values it could not read. */
 PERFQ_API perfq_status_t perfq_measurement_result(perfq_measurement_t *m, unsigned flags,
                                         perfq_value_t *values, size_t n);
 

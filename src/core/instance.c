@@ -67,11 +67,11 @@ perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
     if (!pq)
         return PERFQ_ENOMEM;
     pq->providers = calloc(n_builtin + n_extra + 1, sizeof(*pq->providers));
-    if (!pq->providers || pthread_mutex_init(&pq->measurements_lock, NULL) != 0) {
-        free(pq->providers);
+    if (!pq->providers) {
         free(pq);
         return PERFQ_ENOMEM;
     }
+    pq->refs = 1;
     perfq_status_t st = PERFQ_OK;
     for (size_t i = 0; i < n_builtin && st == PERFQ_OK; i++)
         st = add_provider(pq, perfq__builtin_providers[i], NULL);
@@ -92,25 +92,34 @@ perfq_status_t perfq_open(perfq_t **out)
     return perfq__open_with(NULL, NULL, 0, 1, out);
 }
 
-perfq_status_t perfq_close(perfq_t **ppq)
+perfq_t *perfq__instance_ref(perfq_t *pq)
 {
-    if (!ppq || !*ppq)
-        return PERFQ_EINVAL;
-    perfq_t *pq = *ppq;
-    *ppq = NULL;
-    pthread_mutex_lock(&pq->measurements_lock);
-    while (pq->measurements)
-        perfq__measurement_destroy_locked(pq->measurements);
-    pthread_mutex_unlock(&pq->measurements_lock);
+    __atomic_add_fetch(&pq->refs, 1, __ATOMIC_RELAXED);
+    return pq;
+}
+
+void perfq__instance_unref(perfq_t *pq)
+{
+    if (__atomic_sub_fetch(&pq->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
     for (size_t i = 0; i < pq->provider_count; i++) {
         struct perfq_provider_slot *slot = &pq->providers[i];
         if (slot->state && slot->ops->close)
             slot->ops->close(slot->state);
     }
     perfq__catalog_free(&pq->catalog);
-    pthread_mutex_destroy(&pq->measurements_lock);
     free(pq->providers);
     free(pq);
+}
+
+/* Drops the caller's reference: measurements still open keep the instance (see perfq.h). */
+perfq_status_t perfq_close(perfq_t **ppq)
+{
+    if (!ppq || !*ppq)
+        return PERFQ_EINVAL;
+    perfq_t *pq = *ppq;
+    *ppq = NULL;
+    perfq__instance_unref(pq);
     return PERFQ_OK;
 }
 

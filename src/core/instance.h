@@ -2,8 +2,6 @@
 #ifndef PERFQ_CORE_INSTANCE_H
 #define PERFQ_CORE_INSTANCE_H
 
-#include <pthread.h>
-
 #include "core/provider.h"
 
 struct perfq_group_entry {
@@ -33,14 +31,14 @@ struct perfq_provider_slot {
     void *state;                  /* NULL when probe failed */
 };
 
-struct perfq_measurement;
-
 struct perfq {
     struct perfq_catalog catalog;       /* immutable once perfq_open returns */
     struct perfq_provider_slot *providers;
     size_t provider_count;
-    pthread_mutex_t measurements_lock;  /* protects the list of open measurements */
-    struct perfq_measurement *measurements;
+    /* References (atomic): the caller's until perfq_close, and one per measurement. The
+     * providers and the catalog are freed with the last, so that a measurement destroyed after
+     * perfq_close still finds its sessions' providers (issue 14, item 9). */
+    unsigned refs;
 };
 
 void perfq__catalog_free(struct perfq_catalog *catalog);
@@ -48,9 +46,9 @@ void perfq__catalog_free(struct perfq_catalog *catalog);
 perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint32_t group,
                                             const char *reason);
 
-/* Measurements still open when perfq_close runs. */
-void perfq__measurement_destroy_locked(struct perfq_measurement *m);
-struct perfq_measurement *perfq__measurement_next(struct perfq_measurement *m);
+/* A measurement's reference on its instance; the last unref frees the instance. */
+perfq_t *perfq__instance_ref(perfq_t *pq);
+void perfq__instance_unref(perfq_t *pq);
 
 /* The built-in providers (registry.c). */
 extern const struct perfq_provider_ops *const perfq__builtin_providers[];

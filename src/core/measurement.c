@@ -1,6 +1,15 @@
 /* Measurements: a set of catalog counters split into one session per provider. The front door
  * validates; the sessions only ever see legal transitions (created -> active -> ended ->
- * active ...), like Mesa's Active/Ready tracking. */
+ * active ...), like Mesa's Active/Ready tracking.
+ *
+ * A failed call changes nothing the caller can see (issue 14): sample and result write the
+ * caller's array only when every session succeeded; a failed end makes result return that
+ * error, never values computed from a read that did not happen; a failed re-begin leaves the
+ * previous result readable. For that, begin snapshots the CPU-timeline sessions' results (cheap:
+ * arithmetic on what end read) and begins them before the GPU-timeline ones, whose begin drops
+ * their previous result: when a CPU-timeline session fails, no GPU-timeline session was touched.
+ * Each measurement holds a reference to its instance (perfq_close only drops the caller's). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,14 +25,17 @@ struct session_slot {
     const struct perfq_counter_desc **descs;
     uint32_t *groups;
     perfq_value_t *scratch;
-    int identity;                 /* out_index[i] == i: write straight into the caller's array */
+    perfq_value_t *kept;          /* the previous result, kept across a failed re-begin */
 };
 
 struct perfq_measurement {
     perfq_t *pq;
-    struct perfq_measurement *next;     /* in pq->measurements, under pq->measurements_lock */
     pthread_mutex_t lock;               /* protects state and the sessions' use */
     enum measurement_state state;
+    /* PERFQ_OK, or the error result() returns instead of values: the end that failed, or the
+     * re-begin that lost the previous result. Cleared by a successful begin. */
+    perfq_status_t result_status;
+    int kept;                     /* result() serves CPU-timeline sessions from slot.kept */
     size_t count;
     struct session_slot *slots;
     size_t slot_count;
@@ -37,6 +49,7 @@ static void slot_free(struct session_slot *s)
     free(s->descs);
     free(s->groups);
     free(s->scratch);
+    free(s->kept);
 }
 
 static void measurement_free(struct perfq_measurement *m)
@@ -48,7 +61,10 @@ static void measurement_free(struct perfq_measurement *m)
     }
     free(m->slots);
     pthread_mutex_destroy(&m->lock);
+    perfq_t *pq = m->pq;
     free(m);
+    if (pq)
+        perfq__instance_unref(pq);
 }
 
 static perfq_status_t validate_ids(const perfq_t *pq, const perfq_counter_id_t *ids, size_t n)
@@ -91,9 +107,9 @@ static perfq_status_t open_slot(perfq_t *pq, struct session_slot *s, uint32_t pr
     s->descs = calloc(count, sizeof(*s->descs));
     s->groups = calloc(count, sizeof(*s->groups));
     s->scratch = calloc(count, sizeof(*s->scratch));
-    if (!s->out_index || !s->descs || !s->groups || !s->scratch)
+    s->kept = calloc(count, sizeof(*s->kept));
+    if (!s->out_index || !s->descs || !s->groups || !s->scratch || !s->kept)
         return PERFQ_ENOMEM;
-    s->identity = 1;
     for (size_t i = 0, k = 0; i < n; i++) {
         const struct perfq_counter_entry *e = &pq->catalog.counters[ids[i]];
         if (e->provider != provider)
@@ -101,7 +117,6 @@ static perfq_status_t open_slot(perfq_t *pq, struct session_slot *s, uint32_t pr
         s->out_index[k] = i;
         s->descs[k] = e->desc;
         s->groups[k] = e->info.group;
-        s->identity &= i == k;
         k++;
     }
     struct perfq_session_request req = {
@@ -137,7 +152,7 @@ perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *i
         free(m);
         return PERFQ_ENOMEM;
     }
-    m->pq = pq;
+    m->pq = perfq__instance_ref(pq);
     m->count = n;
     /* One session per provider, in the order providers first appear in ids. */
     for (size_t i = 0; i < n && st == PERFQ_OK; i++) {
@@ -153,22 +168,8 @@ perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *i
         measurement_free(m);
         return st;
     }
-    pthread_mutex_lock(&pq->measurements_lock);
-    m->next = pq->measurements;
-    pq->measurements = m;
-    pthread_mutex_unlock(&pq->measurements_lock);
     *out = m;
     return PERFQ_OK;
-}
-
-void perfq__measurement_destroy_locked(struct perfq_measurement *m)
-{
-    struct perfq_measurement **link = &m->pq->measurements;
-    while (*link && *link != m)
-        link = &(*link)->next;
-    if (*link)
-        *link = m->next;
-    measurement_free(m);
 }
 
 perfq_status_t perfq_measurement_destroy(perfq_measurement_t **pm)
@@ -177,10 +178,7 @@ perfq_status_t perfq_measurement_destroy(perfq_measurement_t **pm)
         return PERFQ_EINVAL;
     struct perfq_measurement *m = *pm;
     *pm = NULL;
-    pthread_mutex_t *list_lock = &m->pq->measurements_lock;
-    pthread_mutex_lock(list_lock);
-    perfq__measurement_destroy_locked(m);
-    pthread_mutex_unlock(list_lock);
+    measurement_free(m);   /* drops its reference: the instance goes with the last one */
     return PERFQ_OK;
 }
 
@@ -192,57 +190,106 @@ perfq_status_t perfq_measurement_counter_count(const perfq_measurement_t *m, siz
     return PERFQ_OK;
 }
 
+/* CPU-timeline sessions (they can be sampled) begin first: see the top of this file. */
+static int cpu_timeline(const struct session_slot *s)
+{
+    return s->provider->ops->sample != NULL;
+}
+
+/* Before a re-begin: the CPU-timeline sessions' current result into slot.kept. */
+static perfq_status_t keep_previous(struct perfq_measurement *m)
+{
+    perfq_status_t st = PERFQ_OK;
+    for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++) {
+        struct session_slot *s = &m->slots[i];
+        if (cpu_timeline(s))
+            st = s->provider->ops->result(s->session, 0, s->kept);
+    }
+    return st;
+}
+
 perfq_status_t perfq_measurement_begin(perfq_measurement_t *m)
 {
     if (!m)
         return PERFQ_EINVAL;
     pthread_mutex_lock(&m->lock);
+    if (m->state == MEASUREMENT_ACTIVE) {
+        pthread_mutex_unlock(&m->lock);
+        return PERFQ_ESTATE;
+    }
+    /* A result worth keeping: ended without error and not already kept from an earlier failed
+     * begin (the sessions' own state is then stale). */
+    perfq_status_t keep = PERFQ_ESTATE;
+    if (m->state == MEASUREMENT_ENDED && m->result_status == PERFQ_OK)
+        keep = m->kept ? PERFQ_OK : keep_previous(m);
     perfq_status_t st = PERFQ_OK;
-    if (m->state == MEASUREMENT_ACTIVE)
-        st = PERFQ_ESTATE;
-    size_t begun = 0;
-    for (; st == PERFQ_OK && begun < m->slot_count; begun++) {
-        struct session_slot *s = &m->slots[begun];
-        st = s->provider->ops->begin(s->session);
+    const struct session_slot *failed = NULL;
+    for (int pass = 0; pass < 2 && !failed; pass++) {
+        for (size_t i = 0; i < m->slot_count && !failed; i++) {
+            struct session_slot *s = &m->slots[i];
+            if (cpu_timeline(s) != (pass == 0))
+                continue;
+            st = s->provider->ops->begin(s->session);
+            if (st != PERFQ_OK)
+                failed = s;
+        }
     }
     if (st == PERFQ_OK) {
         m->state = MEASUREMENT_ACTIVE;
-    } else if (m->state != MEASUREMENT_ACTIVE) {
-        /* Undo the sessions that did begin: the measurement stays not active. */
-        for (size_t i = 0; i + 1 < begun; i++)
-            m->slots[i].provider->ops->end(m->slots[i].session);
+        m->result_status = PERFQ_OK;
+        m->kept = 0;
+    } else {
+        /* Undo the sessions that did begin (in the same order, up to the failed one): the
+         * measurement stays not active. */
+        int gpu_begun = !cpu_timeline(failed);   /* its begin may have dropped its result */
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t i = 0; i < m->slot_count; i++) {
+                struct session_slot *s = &m->slots[i];
+                if (cpu_timeline(s) != (pass == 0))
+                    continue;
+                if (s == failed)
+                    goto undone;
+                s->provider->ops->end(s->session);
+                gpu_begun |= pass == 1;
+            }
+        }
+    undone:
+        if (m->state == MEASUREMENT_ENDED && m->result_status == PERFQ_OK) {
+            if (keep == PERFQ_OK && !gpu_begun)
+                m->kept = 1;            /* result() still gives the previous values */
+            else
+                m->result_status = st;  /* the previous result is gone: say why */
+        }
     }
     pthread_mutex_unlock(&m->lock);
     return st;
 }
 
-static void scatter(const struct session_slot *s, perfq_value_t *values)
+static void scatter(const struct session_slot *s, const perfq_value_t *from,
+                    perfq_value_t *values)
 {
     for (size_t i = 0; i < s->count; i++)
-        values[s->out_index[i]] = s->scratch[i];
+        values[s->out_index[i]] = from[i];
 }
 
 perfq_status_t perfq_measurement_sample(perfq_measurement_t *m, perfq_value_t *values, size_t n)
 {
     if (!m || !values)
         return PERFQ_EINVAL;
-    if (n != m->count)
-        return PERFQ_EINVAL;
+    if (n < m->count)
+        return PERFQ_ENOSPC;
     pthread_mutex_lock(&m->lock);
     perfq_status_t st = m->state == MEASUREMENT_ACTIVE ? PERFQ_OK : PERFQ_ESTATE;
     for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++)
         if (!m->slots[i].provider->ops->sample)
             st = PERFQ_ENOTSUP;
+    /* All sessions into scratch first: the header promises outputs only on success. */
     for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++) {
         struct session_slot *s = &m->slots[i];
-        if (s->identity && m->slot_count == 1) {
-            st = s->provider->ops->sample(s->session, values);
-        } else {
-            st = s->provider->ops->sample(s->session, s->scratch);
-            if (st == PERFQ_OK)
-                scatter(s, values);
-        }
+        st = s->provider->ops->sample(s->session, s->scratch);
     }
+    for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++)
+        scatter(&m->slots[i], m->slots[i].scratch, values);
     pthread_mutex_unlock(&m->lock);
     return st;
 }
@@ -259,8 +306,10 @@ perfq_status_t perfq_measurement_end(perfq_measurement_t *m)
             if (e != PERFQ_OK && st == PERFQ_OK)
                 st = e;
         }
-        /* Ended even if a provider failed: its result will say so. */
+        /* Ended even if a provider failed; result() then returns that error, not values
+         * computed from a read that did not happen. */
         m->state = MEASUREMENT_ENDED;
+        m->result_status = st;
     }
     pthread_mutex_unlock(&m->lock);
     return st;
@@ -271,17 +320,20 @@ perfq_status_t perfq_measurement_result(perfq_measurement_t *m, unsigned flags,
 {
     if (!m || !values || (flags & ~PERFQ_RESULT_WAIT))
         return PERFQ_EINVAL;
-    if (n != m->count)
-        return PERFQ_EINVAL;
+    if (n < m->count)
+        return PERFQ_ENOSPC;
     pthread_mutex_lock(&m->lock);
-    perfq_status_t st = m->state == MEASUREMENT_ENDED ? PERFQ_OK : PERFQ_ESTATE;
+    perfq_status_t st = m->state == MEASUREMENT_ENDED ? m->result_status : PERFQ_ESTATE;
     /* All sessions first into scratch: nothing reaches the caller unless all are ready. */
     for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++) {
         struct session_slot *s = &m->slots[i];
-        st = s->provider->ops->result(s->session, flags & PERFQ_RESULT_WAIT, s->scratch);
+        if (!(m->kept && cpu_timeline(s)))
+            st = s->provider->ops->result(s->session, flags & PERFQ_RESULT_WAIT, s->scratch);
     }
-    for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++)
-        scatter(&m->slots[i], values);
+    for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++) {
+        const struct session_slot *s = &m->slots[i];
+        scatter(s, m->kept && cpu_timeline(s) ? s->kept : s->scratch, values);
+    }
     pthread_mutex_unlock(&m->lock);
     return st;
 }

@@ -14,6 +14,7 @@ const char *perfq_status_string(perfq_status_t status)
     case PERFQ_EBUSY: return "resource busy or limit of active counters reached";
     case PERFQ_ESYS: return "system or driver call failed";
     case PERFQ_ENOSPC: return "buffer too small";
+    case PERFQ_EMFILE: return "too many open files";
     }
     return "unknown status";
 }

@@ -242,7 +242,8 @@ static perfq_status_t host_session_open(void *state, const struct perfq_session_
         if (fd < 0) {
             int err = errno;
             host_session_close(s);
-            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP : PERFQ_ESYS;
+            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP
+                 : err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ESYS;
         }
         s->kind[i] = (uint8_t)k;
         s->slot[i] = (uint8_t)g->count;

@@ -5,6 +5,7 @@
  * (perfq stat ends its measurement while the child is a zombie, then reaps it).
  * The file stays open for the session and is re-read with pread at offset 0.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -122,8 +123,13 @@ static perfq_status_t procio_session_open(void *state, const struct perfq_sessio
         return PERFQ_ENOMEM;
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) {
+        int err = errno;
         free(s);
-        return PERFQ_EINVAL;
+        /* No such process is the caller's bad pid; running out of descriptors is not. */
+        if (err == ENOENT || err == ESRCH)
+            return PERFQ_EINVAL;
+        return err == EMFILE || err == ENFILE ? PERFQ_EMFILE
+             : err == ENOMEM ? PERFQ_ENOMEM : PERFQ_ESYS;
     }
     s->count = req->count;
     for (size_t i = 0; i < req->count; i++)
