@@ -34,8 +34,18 @@ static void slurp(int fd, char *buf, size_t size)
     buf[used] = '\0';
 }
 
-/* Runs perfq with args; stdout and stderr go to temporary files that are read back. */
+/* Runs perfq with args; stdout and stderr go to temporary files that are read back, or to
+ * the files named by stdout_to / stderr_to when not NULL (e.g. /dev/full). */
+static void run_perfq_to(struct run_result *r, const char *const *args, const char *stdout_to,
+                         const char *stderr_to);
+
 static void run_perfq(struct run_result *r, const char *const *args)
+{
+    run_perfq_to(r, args, NULL, NULL);
+}
+
+static void run_perfq_to(struct run_result *r, const char *const *args, const char *stdout_to,
+                         const char *stderr_to)
 {
     char out_path[] = "/tmp/perfq-cli-out-XXXXXX", err_path[] = "/tmp/perfq-cli-err-XXXXXX";
     int out = mkstemp(out_path), err = mkstemp(err_path);
@@ -46,8 +56,8 @@ static void run_perfq(struct run_result *r, const char *const *args)
         const char *argv[32] = {perfq_path};
         for (int i = 0; args[i] && i < 30; i++)
             argv[i + 1] = args[i];
-        dup2(out, 1);
-        dup2(err, 2);
+        dup2(stdout_to ? open(stdout_to, O_WRONLY) : out, 1);
+        dup2(stderr_to ? open(stderr_to, O_WRONLY) : err, 2);
         execv(perfq_path, (char *const *)argv);
         _exit(99);
     }
@@ -220,15 +230,41 @@ static void test_unavailable_counter_named(void **state)
         assert_int_equal(r->status, 0);
 }
 
+/* A directory holding empty files named as perfq's layers (template: mkdtemp's). */
+static void fake_layer_dir(char *dir, size_t size, const char *template)
+{
+    snprintf(dir, size, "%s", template);
+    assert_non_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof(path), "%s/libperfq-gl.so", dir);
+    close(open(path, O_CREAT | O_WRONLY, 0644));
+    snprintf(path, sizeof(path), "%s/libperfq-cl.so", dir);
+    close(open(path, O_CREAT | O_WRONLY, 0644));
+}
+
+static void remove_fake_layer_dir(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/libperfq-gl.so", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/libperfq-cl.so", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_run_execs_with_status(void **state)
 {
     (void)state;
     struct run_result *r = result();
-    /* No layers here: in a sanitizer build the layers cannot load into an uninstrumented sh.
+    /* Empty files as layers: in a sanitizer build the real layers cannot load into an
+     * uninstrumented sh (ld.so ignores a preload it cannot load, with a warning).
      * test_run_injects_layers checks the injection itself. */
-    setenv("PERFQ_LAYER_DIR", "/nonexistent/perfq-layers", 1);
+    char dir[64];
+    fake_layer_dir(dir, sizeof(dir), "/tmp/perfq-layers-run-XXXXXX");
+    setenv("PERFQ_LAYER_DIR", dir, 1);
     run_perfq(r, (const char *[]){"run", "--", "sh", "-c", "echo ran; exit 5", NULL});
     unsetenv("PERFQ_LAYER_DIR");
+    remove_fake_layer_dir(dir);
     assert_int_equal(r->status, 5);
     assert_string_equal(r->out, "ran\n");
     run_perfq(r, (const char *[]){"--help", NULL});
@@ -298,10 +334,8 @@ static void test_run_replaces_layerless_loader(void **state)
     char dir[512];
     snprintf(dir, sizeof(dir), "%s", fake_loader_path);
     *strrchr(dir, '/') = '\0';
-    char layers[] = "/tmp/perfq-layers2-XXXXXX", cl[128];
-    assert_non_null(mkdtemp(layers));
-    snprintf(cl, sizeof(cl), "%s/libperfq-cl.so", layers);
-    close(open(cl, O_CREAT | O_WRONLY, 0644));
+    char layers[64], expect[256];
+    fake_layer_dir(layers, sizeof(layers), "/tmp/perfq-layers2-XXXXXX");
     setenv("PERFQ_LAYER_DIR", layers, 1);
     setenv("LD_LIBRARY_PATH", dir, 1);
     unsetenv("LD_PRELOAD");
@@ -310,11 +344,137 @@ static void test_run_replaces_layerless_loader(void **state)
                                   NULL});
     unsetenv("LD_LIBRARY_PATH");
     unsetenv("PERFQ_LAYER_DIR");
+    remove_fake_layer_dir(layers);
     assert_int_equal(r->status, 0);
-    assert_string_equal(r->out, system_loader);
+    snprintf(expect, sizeof(expect), "%s:%s/libperfq-gl.so", system_loader, layers);
+    assert_string_equal(r->out, expect);
     assert_non_null(strstr(r->err, "ignores OPENCL_LAYERS"));
-    unlink(cl);
-    rmdir(layers);
+}
+
+/* Issue 14 item 5: perfq's own output that cannot be written is an error (it exited 0). */
+static void test_output_write_errors(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "-o", "/dev/full", "--", "true", NULL});
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "cannot write '/dev/full': No space left on device"));
+    run_perfq(r, (const char *[]){"stat", "--json", "-o", "/dev/full", "--", "true", NULL});
+    assert_int_equal(r->status, 1);
+    run_perfq_to(r, (const char *[]){"list", NULL}, "/dev/full", NULL);
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "cannot write standard output: No space left on device"));
+    run_perfq_to(r, (const char *[]){"list", "--json", NULL}, "/dev/full", NULL);
+    assert_int_equal(r->status, 1);
+    run_perfq_to(r, (const char *[]){"--help", NULL}, "/dev/full", NULL);
+    assert_int_equal(r->status, 1);
+    /* The table on stderr (the default): nowhere to say why, but the status says it. */
+    run_perfq_to(r, (const char *[]){"stat", "--", "true", NULL}, NULL, "/dev/full");
+    assert_int_equal(r->status, 1);
+    /* A command that failed keeps its status when the output is fine. */
+    run_perfq(r, (const char *[]){"stat", "-o", "/dev/null", "--", "sh", "-c", "exit 3", NULL});
+    assert_int_equal(r->status, 3);
+}
+
+/* Issue 14 item 5: the -o file is opened close-on-exec: the measured command does not get
+ * its descriptor (it listed it among its open files before). */
+static void test_output_file_not_inherited(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-cloexec-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    run_perfq(r, (const char *[]){"stat", "-o", path, "--", "sh", "-c",
+                                  "for f in /proc/$$/fd/*; do readlink \"$f\"; done; exit 0", NULL});
+    unlink(path);
+    assert_int_equal(r->status, 0);
+    print_message("the command's open files:\n%s", r->out);
+    assert_non_null(strstr(r->out, "/tmp/perfq-cli-out-"));   /* it listed its stdout */
+    assert_null(strstr(r->out, path));
+}
+
+/* Issue 14 item 6: a bare name in several groups is ambiguous, not unknown, and the message
+ * lists the candidates. */
+static void test_ambiguous_bare_name(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "-e", "minor-faults", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    print_message("%s", r->err);
+    assert_non_null(strstr(r->err, "'minor-faults' is ambiguous"));
+    assert_non_null(strstr(r->err, "'host/minor-faults'"));
+    assert_non_null(strstr(r->err, "'rusage/minor-faults'"));
+    assert_null(strstr(r->err, "unknown counter"));
+    /* A unique bare name still works. */
+    run_perfq(r, (const char *[]){"stat", "-e", "task-clock", "-o", "/dev/null", "--", "true",
+                                  NULL});
+    assert_int_equal(r->status, 0);
+}
+
+/* Issue 14 item 12: --json with arguments that are not UTF-8 is still valid JSON: such bytes
+ * become U+FFFD (one per maximal ill-formed subsequence); well-formed UTF-8 is kept. */
+static void test_json_non_utf8_arguments(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock", "--", "sh", "-c",
+                                  "exit 0", "\xff\xfe", "caf\xc3\xa9", "\xc0\xaf",
+                                  "\xe2\x82", "\xed\xa0\x80", "a\x7f\x01\"", NULL});
+    assert_int_equal(r->status, 0);
+    json_tokener *tok = json_tokener_new();
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *root = json_tokener_parse_ex(tok, r->err, (int)strlen(r->err));
+    print_message("%.200s\n", r->err);
+    assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+    assert_non_null(root);
+    json_object *cmd;
+    assert_true(json_object_object_get_ex(root, "command", &cmd));
+    static const char *const want[] = {
+        "sh", "-c", "exit 0", "\xef\xbf\xbd\xef\xbf\xbd", "caf\xc3\xa9",
+        "\xef\xbf\xbd\xef\xbf\xbd", "\xef\xbf\xbd",
+        "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "a\x7f\x01\""};
+    assert_int_equal(json_object_array_length(cmd), sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        assert_string_equal(json_object_get_string(json_object_array_get_idx(cmd, i)),
+                            want[i]);
+    json_object_put(root);
+    json_tokener_free(tok);
+}
+
+/* Issue 14 item 11: perfq run (and stat --layers) refuses to run the command when a layer
+ * cannot be injected: not found, or a path that LD_PRELOAD or OPENCL_LAYERS would split. */
+static void test_run_refuses_without_layers(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    setenv("PERFQ_LAYER_DIR", "/nonexistent/perfq-layers", 1);
+    run_perfq(r, (const char *[]){"run", "--", "sh", "-c", "echo ran", NULL});
+    assert_int_equal(r->status, 2);
+    assert_string_equal(r->out, "");
+    print_message("%s", r->err);
+    assert_non_null(strstr(r->err, "cannot inject the layer libperfq-gl.so: not found"));
+    run_perfq(r, (const char *[]){"stat", "--layers", "-o", "/dev/null", "--", "sh", "-c",
+                                  "echo ran", NULL});
+    assert_int_equal(r->status, 2);
+    assert_string_equal(r->out, "");
+    assert_non_null(strstr(r->err, "cannot inject the layer"));
+    /* Separators in the path: a space and a colon (ld.so splits LD_PRELOAD at both). */
+    static const char *const templates[] = {"/tmp/perfq layers-XXXXXX",
+                                            "/tmp/perfq:layers-XXXXXX"};
+    for (size_t i = 0; i < 2; i++) {
+        char dir[64];
+        fake_layer_dir(dir, sizeof(dir), templates[i]);
+        setenv("PERFQ_LAYER_DIR", dir, 1);
+        run_perfq(r, (const char *[]){"run", "--", "sh", "-c", "echo ran", NULL});
+        remove_fake_layer_dir(dir);
+        print_message("%s", r->err);
+        assert_int_equal(r->status, 2);
+        assert_string_equal(r->out, "");
+        assert_non_null(strstr(r->err, i == 0 ? "holds a space" : "holds ':'"));
+    }
+    unsetenv("PERFQ_LAYER_DIR");
 }
 
 int main(int argc, char **argv)
@@ -335,6 +495,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_execs_with_status),
         cmocka_unit_test(test_run_injects_layers),
         cmocka_unit_test(test_run_replaces_layerless_loader),
+        cmocka_unit_test(test_output_write_errors),
+        cmocka_unit_test(test_output_file_not_inherited),
+        cmocka_unit_test(test_ambiguous_bare_name),
+        cmocka_unit_test(test_json_non_utf8_arguments),
+        cmocka_unit_test(test_run_refuses_without_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

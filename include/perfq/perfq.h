@@ -170,7 +170,9 @@ PERFQ_API perfq_status_t perfq_counter_info(const perfq_t *pq, perfq_counter_id_
                                   perfq_counter_info_t *info);
 
 /* Finds a counter by its full name "GROUP/COUNTER". A bare counter name is accepted when it
- * is unique across groups. PERFQ_ENOTFOUND when no counter matches. */
+ * is unique across groups. PERFQ_ENOTFOUND when no counter matches, and for a bare name that
+ * several groups have (ambiguous: the caller lists the candidates from the catalog, as perfq
+ * does). */
 PERFQ_API perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_counter_id_t *id);
 
 /* Writes the full name of the catalog counter nearest to name (edit distance) into buf, for

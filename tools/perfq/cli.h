@@ -8,20 +8,31 @@
 
 /* Exit status for usage errors, unknown counters and commands that cannot run. */
 #define CLI_EXIT_USAGE 2
+/* Exit status when perfq's own output could not be written (a full disk, a closed pipe...). */
+#define CLI_EXIT_OUTPUT 1
 
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
 /* Prepends perfq's layers to LD_PRELOAD and OPENCL_LAYERS in this process's environment, for
- * a command about to be executed. Returns the number of layers found. */
+ * a command about to be executed. Returns 0, or -1 after printing why when a layer this build
+ * has cannot be injected (not found, or its path holds a separator of the variable): the
+ * caller then refuses to run the command (CLI_EXIT_USAGE) rather than run it without layers. */
 int layers_inject(int verbose);
 
 /* Resolves a counter name for the command line: prints "unknown counter" with a suggestion,
  * or "not available here" with the reason, and returns nonzero on failure. */
 int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id);
 
-/* JSON output helpers. */
+/* JSON output helpers. Bytes that are not UTF-8 are written as U+FFFD (json.c). */
 void json_string(FILE *out, const char *s);
+
+/* Output streams: call cli_output_begin() before writing to f, cli_output_end() after the
+ * last write. cli_output_end flushes f (and closes it unless it is stdout or stderr); on any
+ * write error, now or earlier, it prints "perfq: cannot write NAME: REASON" to stderr and
+ * returns -1. */
+void cli_output_begin(FILE *f);
+int cli_output_end(FILE *f, const char *name);
 
 #endif

@@ -21,7 +21,8 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "perfq run: missing command (usage: perfq run [-v] -- CMD [ARGS])\n");
         return CLI_EXIT_USAGE;
     }
-    layers_inject(verbose);
+    if (layers_inject(verbose) != 0)
+        return CLI_EXIT_USAGE;   /* the message says which layer and why */
     char **cmd = argv + i + 1;
     execvp(cmd[0], cmd);
     fprintf(stderr, "perfq run: cannot execute '%s': %s\n", cmd[0], strerror(errno));

@@ -336,8 +336,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
             infos[measured] = rows[i].info;
             ids[measured++] = rows[i].id;
         }
-    if (o->layers)
-        layers_inject(0);
+    if (o->layers && layers_inject(0) != 0)
+        return -1;   /* never run the command without the layers it asked for */
     int go, exec_err;
     pid_t pid = spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)
@@ -427,13 +427,18 @@ int cmd_stat(int argc, char **argv)
     }
     if (select_rows(pq, &o, rows, &n))
         goto out;
+    /* Close-on-exec ("e"): the measured command must not inherit perfq's output file. */
     FILE *out = stderr;
-    if (o.output && !(out = fopen(o.output, "w"))) {
+    if (o.output && !(out = fopen(o.output, "we"))) {
         fprintf(stderr, "perfq stat: cannot write '%s': %s\n", o.output, strerror(errno));
         goto out;
     }
     struct child_result result = {0};
-    if (run_and_measure(pq, &o, rows, n, values, &result, out) == 0) {
+    cli_output_begin(out);   /* -I writes interval records to out while CMD runs */
+    int measured = run_and_measure(pq, &o, rows, n, values, &result, out) == 0;
+    if (!ferror(out))
+        errno = 0;           /* a failure from here on reports its own errno */
+    if (measured) {
         if (o.json)
             print_json(out, &o, rows, n, values, &result);
         else
@@ -441,8 +446,11 @@ int cmd_stat(int argc, char **argv)
         rc = WIFEXITED(result.status) ? WEXITSTATUS(result.status)
                                       : 128 + WTERMSIG(result.status);
     }
-    if (out != stderr)
-        fclose(out);
+    char name[64 + 4096];
+    snprintf(name, sizeof(name), o.output ? "'%s'" : "%s", o.output ? o.output : "standard error");
+    /* The counts are the point of perfq stat: losing them is a failure, whatever CMD did. */
+    if (cli_output_end(out, name) != 0 && measured)
+        rc = CLI_EXIT_OUTPUT;
 out:
     perfq_close(&pq);
     free(o.events);

@@ -120,32 +120,70 @@ static void ensure_layer_capable_loader(int verbose)
             loader);
 }
 
+/* ld.so splits LD_PRELOAD at spaces and colons, the OpenCL loaders split OPENCL_LAYERS at
+ * colons, and neither has a way to quote: a path holding one cannot be named there. */
+static const char *separator_in(const char *path, const char *separators)
+{
+    const char *at = strpbrk(path, separators);
+    return at ? (*at == ' ' ? "a space" : *at == ':' ? "':'" : "a tab or newline") : NULL;
+}
+
 int layers_inject(int verbose)
 {
     static const struct {
-        const char *file, *build_subdir, *var, *sep;
+        const char *file, *build_subdir, *var, *separators;
+        int built;
     } layers[] = {
-        {"libperfq-gl.so", "src/gl", "LD_PRELOAD", ":"},
-        {"libperfq-cl.so", "src/cl", "OPENCL_LAYERS", ":"},
+        {"libperfq-gl.so", "src/gl", "LD_PRELOAD", " :\t\n", PERFQ_HAVE_GL_LAYER},
+        {"libperfq-cl.so", "src/cl", "OPENCL_LAYERS", ":", PERFQ_HAVE_CL_LAYER},
     };
-    int found = 0;
+    char use[sizeof(layers) / sizeof(layers[0])][PATH_MAX + 64];
+    /* Every layer is checked before the environment changes: all or none. */
     for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
-        char path[PATH_MAX + 64];
-        if (find_layer(layers[i].file, layers[i].build_subdir, path, sizeof(path)) != 0) {
+        use[i][0] = '\0';
+        if (!layers[i].built) {
             if (verbose)
-                fprintf(stderr, "perfq: layer %s not found (looked in $PERFQ_LAYER_DIR, "
-                        "the build tree, %s)\n", layers[i].file, PERFQ_LIBDIR);
+                fprintf(stderr, "perfq: this build has no %s (configured without it)\n",
+                        layers[i].file);
             continue;
         }
-        char real[PATH_MAX];
-        const char *use = realpath(path, real) ? real : path;
+        char path[PATH_MAX + 64], real[PATH_MAX];
+        if (find_layer(layers[i].file, layers[i].build_subdir, path, sizeof(path)) != 0) {
+            const char *dir = getenv("PERFQ_LAYER_DIR");
+            if (dir && *dir)
+                fprintf(stderr, "perfq: cannot inject the layer %s: not found in "
+                        "PERFQ_LAYER_DIR=%s; not running the command without it\n",
+                        layers[i].file, dir);
+            else
+                fprintf(stderr, "perfq: cannot inject the layer %s: not found in the build "
+                        "tree or in %s (set PERFQ_LAYER_DIR); not running the command without "
+                        "it\n", layers[i].file, PERFQ_LIBDIR);
+            return -1;
+        }
+        /* The resolved path, or the path as found when only that one can be named. */
+        const char *chosen = realpath(path, real) ? real : path;
+        if (separator_in(chosen, layers[i].separators) && !separator_in(path, layers[i].separators))
+            chosen = path;
+        const char *bad = separator_in(chosen, layers[i].separators);
+        if (bad) {
+            fprintf(stderr, "perfq: cannot inject the layer %s: its path holds %s, which %s "
+                    "takes as a separator and cannot quote; move it (or set PERFQ_LAYER_DIR) to "
+                    "a directory without one\n", chosen, bad, layers[i].var);
+            return -1;
+        }
+        snprintf(use[i], sizeof(use[i]), "%s", chosen);
+    }
+    for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+        if (!use[i][0])
+            continue;
         if (strcmp(layers[i].var, "OPENCL_LAYERS") == 0)
             ensure_layer_capable_loader(verbose);
-        if (prepend(layers[i].var, use, layers[i].sep) == 0) {
-            found++;
-            if (verbose)
-                fprintf(stderr, "perfq: %s=%s\n", layers[i].var, getenv(layers[i].var));
+        if (prepend(layers[i].var, use[i], ":") != 0) {
+            fprintf(stderr, "perfq: cannot set %s: out of memory\n", layers[i].var);
+            return -1;
         }
+        if (verbose)
+            fprintf(stderr, "perfq: %s=%s\n", layers[i].var, getenv(layers[i].var));
     }
-    return found;
+    return 0;
 }

@@ -35,10 +35,12 @@ static const char usage[] =
     "Counter names are GROUP/COUNTER as 'perfq list' prints them; a bare COUNTER works when\n"
     "it is unique. Environment: PERFQ_DISABLE=GROUP,... marks groups unavailable;\n"
     "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so and libperfq-cl.so.\n"
-    "Exit status: CMD's for stat and run; 2 for bad arguments, unknown or unavailable\n"
-    "counters, and commands that cannot be executed.\n";
+    "Exit status: CMD's for stat and run; 2 for bad arguments, unknown, ambiguous or\n"
+    "unavailable counters, commands that cannot be executed, and layers that cannot be\n"
+    "injected (run, stat --layers); 1 when perfq cannot write its own output (the table,\n"
+    "the JSON, the list: a full disk, for example).\n";
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -61,4 +63,14 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     fprintf(stderr, "perfq: unknown command '%s'\n\n%s", cmd, usage);
     return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    cli_output_begin(stdout);
+    int rc = dispatch(argc, argv);
+    /* What went to stdout (list, --help, --version) must have arrived. */
+    if (cli_output_end(stdout, "standard output") != 0 && rc == 0)
+        rc = CLI_EXIT_OUTPUT;
+    return rc;
 }
