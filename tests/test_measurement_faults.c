@@ -193,6 +193,25 @@ static void test_destroy_after_close(void **state)
     assert_int_equal(perfq_measurement_destroy(&idle), PERFQ_OK);   /* the last: frees pq */
 }
 
+/* The continuous sampler holds a reference too: choose and read after perfq_close. */
+static void test_sampler_after_close(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    perfq_sampler_t *s;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t id = find(pq, "clock/wall-time");
+    assert_int_equal(perfq_sampler_create(pq, NULL, &s), PERFQ_OK);
+    assert_int_equal(perfq_close(&pq), PERFQ_OK);
+    assert_int_equal(perfq_sampler_choose(s, &id, 1, 1), PERFQ_OK);
+    assert_int_equal(perfq_sampler_start(s), PERFQ_OK);
+    assert_int_equal(perfq_sampler_stop(s), PERFQ_OK);
+    perfq_value_t v;
+    assert_int_equal(perfq_sampler_read(s, 0, &v, 1), PERFQ_OK);
+    assert_true(v.v.u64 > 0);
+    assert_int_equal(perfq_sampler_destroy(&s), PERFQ_OK);
+}
+
 /* Item 12: a values array shorter than the counter count is PERFQ_ENOSPC (as perfq.h
  * documents for a small buffer), nothing written; a longer one is fine. */
 static void test_short_values_array(void **state)
@@ -262,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_end_failure_is_no_result),
         cmocka_unit_test(test_failed_rebegin_keeps_result),
         cmocka_unit_test(test_destroy_after_close),
+        cmocka_unit_test(test_sampler_after_close),
         cmocka_unit_test(test_short_values_array),
         cmocka_unit_test(test_out_of_fds_is_emfile),
     };

@@ -19,7 +19,7 @@
  * its own lock). perfq_close() and perfq_measurement_destroy() must not race with other calls
  * on the same object.
  *
- * Lifetime: each measurement holds a reference to its instance. perfq_close() drops the
+ * Lifetime: each measurement (and sampler) holds a reference to its instance. perfq_close() drops the
  * caller's reference; the instance (its providers and catalog) is freed when the last of its
  * measurements is destroyed, so the measurements, their values and their counter ids stay valid
  * after perfq_close() until perfq_measurement_destroy(). Every measurement must be destroyed.
@@ -286,7 +286,8 @@ PERFQ_API double perfq_value_as_double(const perfq_value_t *value, perfq_storage
  * - Threads: every call is serialised by the sampler's own lock. With a PERFQ_TARGET_SELF
  *   target, per-thread sources (perf) count the thread that calls start after a choose (and
  *   threads it starts later); process-wide sources (clock/process-cpu-time) count the process.
- * - A sampler must be destroyed before perfq_close() of its instance.
+ * - A sampler holds a reference to its instance, as a measurement does: it keeps working after
+ *   perfq_close() and must be destroyed by its owner.
  */
 typedef struct perfq_sampler perfq_sampler_t;
 

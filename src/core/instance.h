@@ -2,6 +2,8 @@
 #ifndef PERFQ_CORE_INSTANCE_H
 #define PERFQ_CORE_INSTANCE_H
 
+#include <pthread.h>
+
 #include "core/provider.h"
 
 struct perfq_group_entry {

@@ -93,7 +93,7 @@ perfq_status_t perfq_sampler_create(perfq_t *pq, const perfq_target_t *target,
         free(s);
         return PERFQ_ENOMEM;
     }
-    s->pq = pq;
+    s->pq = perfq__instance_ref(pq);   /* usable after perfq_close, like a measurement */
     s->target = *target;
     *out = s;
     return PERFQ_OK;
@@ -118,7 +118,9 @@ perfq_status_t perfq_sampler_destroy(perfq_sampler_t **ps)
     perfq_measurement_destroy(&s->m);   /* ends it when active */
     free_arrays(s);
     pthread_mutex_destroy(&s->lock);
+    perfq_t *pq = s->pq;
     free(s);
+    perfq__instance_unref(pq);
     return PERFQ_OK;
 }
 
