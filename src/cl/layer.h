@@ -98,6 +98,9 @@ cl_command_queue CL_API_CALL perfq_clCreateCommandQueueWithPropertiesKHR(
     cl_context context, cl_device_id device, const cl_queue_properties *properties,
     cl_int *errcode_ret);
 void perfq_cl_queue_properties_fini(void);
+/* map_commands.c: drops every mapping record; with perfq_cl_queues.lock held, when the last
+ * queue with counters is released. */
+void perfq_cl_maps_forget_all_locked(void);
 void perfq_cl_event_counters_fini(void);
 void perfq_cl_command_counters_fini(void);
 

@@ -204,6 +204,21 @@ static void free_map_chain(void *v)
     }
 }
 
+/* Called with perfq_cl_queues.lock held when the program released its last queue with
+ * counters: no unmap can be counted any more, so every record goes, also those of mappings the
+ * program never unmapped (a buffer mapped, then released without an unmap: its record used to
+ * stay until clDeinitLayer, issue 14 item 12). A queue with counters created later counts an
+ * unmap of an older mapping as bytes unknown, like one the layer never saw. Lock order:
+ * queues, then maps. */
+void perfq_cl_maps_forget_all_locked(void)
+{
+    if (perfq_cl_table_count_hint(&perfq_cl_maps) == 0)
+        return;
+    pthread_mutex_lock(&perfq_cl_maps.lock);
+    perfq_cl_table_clear(&perfq_cl_maps, free_map_chain);
+    pthread_mutex_unlock(&perfq_cl_maps.lock);
+}
+
 void perfq_cl_map_commands_fini(void)
 {
     perfq_cl_table_clear(&perfq_cl_maps, free_map_chain);

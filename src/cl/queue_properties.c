@@ -77,12 +77,40 @@ static cl_int make_config(const cl_performance_counter_config_codeplay *config,
     return CL_SUCCESS;
 }
 
-static size_t count_properties(const cl_queue_properties *p)
+/* Queue property keys: the core ones and the extensions' of the Khronos registry (cl.h,
+ * cl_ext.h), each a key followed by one value. */
+static int queue_property_key(cl_queue_properties key)
+{
+    switch (key) {
+    case CL_QUEUE_PROPERTIES:
+    case CL_QUEUE_SIZE:
+    case CL_QUEUE_PRIORITY_KHR:
+    case CL_QUEUE_THROTTLE_KHR:
+    case CL_QUEUE_FAMILY_INTEL:
+    case CL_QUEUE_INDEX_INTEL:
+    case CL_QUEUE_JOB_SLOT_ARM:
+    case CL_QUEUE_KERNEL_BATCHING_ARM:
+    case CL_QUEUE_DEFERRED_FLUSH_ARM:
+    case CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Walks the program's list only as far as a driver does: to the terminator, or to the first
+ * key that is no queue property, where drivers stop with CL_INVALID_VALUE ("values specified in
+ * properties are not valid"; PoCL's clCreateCommandQueueWithProperties returns at its switch's
+ * default). Nothing past that key is read, so a list without its terminator cannot make the
+ * layer read beyond it where the driver would have refused (issue 14 item 7). Returns the
+ * key/value entries walked; *terminated is 0 when the walk stopped at an unknown key. */
+static size_t walk_properties(const cl_queue_properties *p, int *terminated)
 {
     size_t n = 0;
-    while (p[n])
+    while (p[n] && queue_property_key(p[n]))
         n += 2;
-    return n;   /* key/value entries, without the terminator */
+    *terminated = p[n] == 0;
+    return n;
 }
 
 /* The driver's queue creation. A loader table from before OpenCL 2.0 has no
@@ -110,7 +138,8 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
                                      const cl_queue_properties *properties, cl_int *errcode_ret)
 {
     const cl_queue_properties *counters_value = NULL;
-    size_t n = properties ? count_properties(properties) : 0;
+    int terminated = 1;
+    size_t n = properties ? walk_properties(properties, &terminated) : 0;
     int repeated = 0;
     for (size_t i = 0; i < n; i += 2) {
         if (properties[i] == CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY) {
@@ -125,9 +154,11 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
     if (err == CL_SUCCESS && native)
         return next_create(context, device, properties, errcode_ret);
     struct perfq_cl_config *config = NULL;
-    /* Not in spec: the property given twice is CL_INVALID_VALUE, as core properties are. */
+    /* Not in spec: the property given twice is CL_INVALID_VALUE, as core properties are.
+     * A list with a key that is no queue property is CL_INVALID_VALUE as the driver would say:
+     * the layer cannot take its property out of a list whose end it cannot find. */
     if (err == CL_SUCCESS)
-        err = repeated ? CL_INVALID_VALUE
+        err = repeated || !terminated ? CL_INVALID_VALUE
                        : make_config((const cl_performance_counter_config_codeplay *)(uintptr_t)
                                          *counters_value, &config);
     struct perfq_cl_queue *q = NULL;
@@ -299,6 +330,8 @@ static cl_int CL_API_CALL ReleaseCommandQueue_wrap(cl_command_queue queue)
         struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
         if (q && --q->program_refs == 0)
             gone = perfq_cl_table_remove_locked(&perfq_cl_queues, queue);
+        if (gone && perfq_cl_queues.count == 0)
+            perfq_cl_maps_forget_all_locked();
         pthread_mutex_unlock(&perfq_cl_queues.lock);
     }
     cl_int err = perfq_cl_next.clReleaseCommandQueue(queue);

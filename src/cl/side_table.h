@@ -49,8 +49,8 @@ int perfq_cl_table_get_or_build(struct perfq_cl_table *t, const void *key,
                                 int (*build)(const void *key, void **value),
                                 void (*free_value)(void *), int out_of_memory, void **out);
 
-/* Removes every record, calling free_value on each, and frees the slots. Not thread-safe:
- * for clDeinitLayer only. */
+/* Removes every record, calling free_value on each, and frees the slots. Takes no lock:
+ * clDeinitLayer calls it alone; anyone else holds t->lock around it. */
 void perfq_cl_table_clear(struct perfq_cl_table *t, void (*free_value)(void *));
 
 #endif

@@ -1,5 +1,8 @@
 /* CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY on both queue entry points, its errors, and what the
  * program sees of its queue afterwards. */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "cl_test.h"
 
 typedef cl_command_queue (*create_fn)(cl_context, cl_device_id, const cl_queue_properties *,
@@ -107,6 +110,39 @@ static void repeated_property(void **state)
     refused(props);
 }
 
+/* Issue 14 item 7: a property list without its terminator, whose walk reaches a key that is no
+ * queue property, is refused with CL_INVALID_VALUE as PoCL refuses it, and the layer reads no
+ * further than the driver would. The list ends exactly where a PROT_NONE page begins: a read
+ * past it faults every time (the crash the layer had), and the test itself reads nothing past
+ * what the API is allowed to read. */
+static void unterminated_list(void **state)
+{
+    (void)state;
+    long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    cl_performance_counter_desc_codeplay d = {counter_uuid("Command Duration"), NULL};
+    cl_performance_counter_config_codeplay config = {1, &d};
+    const cl_queue_properties bad_key = 0x7fff0bad;   /* no queue property */
+    const cl_queue_properties lists[][5] = {
+        {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY, (cl_queue_properties)(uintptr_t)&config,
+         bad_key},
+        {CL_QUEUE_PROPERTIES, 0, CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
+         (cl_queue_properties)(uintptr_t)&config, bad_key},
+        {bad_key},   /* no counters key: the driver's answer, unchanged */
+    };
+    const size_t lengths[] = {3, 5, 1};
+    for (size_t i = 0; i < 3; i++) {
+        size_t bytes = lengths[i] * sizeof(cl_queue_properties);
+        cl_queue_properties *at = (cl_queue_properties *)(map + page - bytes);
+        memcpy(at, lists[i], bytes);
+        refused(at);
+    }
+    munmap(map, (size_t)page * 2);
+}
+
 static void program_view(cl_command_queue_properties asked)
 {
     cl_performance_counter_desc_codeplay d = {counter_uuid("Bytes Transferred"), NULL};
@@ -207,6 +243,7 @@ int main(void)
         cmocka_unit_test(unknown_uuid),
         cmocka_unit_test(empty_config),
         cmocka_unit_test(repeated_property),
+        cmocka_unit_test(unterminated_list),
         cmocka_unit_test(program_view_without_profiling),
         cmocka_unit_test(program_view_with_profiling),
         cmocka_unit_test(queue_without_counters),
