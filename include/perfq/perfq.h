@@ -323,6 +323,25 @@ PERFQ_API int perfq_sampler_running(perfq_sampler_t *s);
 PERFQ_API perfq_status_t perfq_sampler_read(perfq_sampler_t *s, unsigned flags,
                                             perfq_value_t *values, size_t n);
 
+/*
+ * Machine-wide ownership of the counters (EGL_BRCM_performance_counters: "a system-wide
+ * resource. Only one client can be using them at any time"). The owner is a process: any of
+ * its threads may release. Ownership ends when the owner releases, exits or is killed (the
+ * kernel frees it at the process's death: no stale lock), and is not inherited by fork() or
+ * exec(). No privileges are needed, and no other user can break or take it while held: see
+ * docs/egl-brcm-performance-counters.md ("Ownership").
+ * The environment variable PERFQ_LOCK_NAME, read at each acquire, names a separate ownership
+ * domain (tests use it to stay apart from other programs); unset, every perfq process of the
+ * machine (of one network namespace) shares one.
+ */
+/* PERFQ_OK when this process now owns the counters, also when it owned them already;
+ * PERFQ_EBUSY when another process owns them; PERFQ_ESYS when the system refuses. */
+PERFQ_API perfq_status_t perfq_counters_acquire(void);
+/* PERFQ_OK when released; PERFQ_ESTATE when this process does not own them. */
+PERFQ_API perfq_status_t perfq_counters_release(void);
+/* 1 when this process owns the counters, else 0. */
+PERFQ_API int perfq_counters_owned(void);
+
 #ifdef __cplusplus
 }
 #endif
