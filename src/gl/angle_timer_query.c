@@ -10,11 +10,12 @@
  * Query names are the layer's own namespace (the extension is written against ES 2.0, which has
  * no query objects): glIsQuery and the core query calls do not see them, nor they those.
  */
-#include "gl/layer_internal.h"
+#include "gl/gl_layer.h"
 #include "gl/name_table.h"
 #include "perfq/angle_timer_query.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,26 +35,31 @@ struct pending_list {
     struct angle_query *head, *tail;
 };
 
-struct perfq_gl_angle_state {
+struct angle_state {
     struct perfq_gl_name_table names;   /* generated names -> query (type 0: no object yet) */
     GLuint next_name;
     struct angle_query *active;         /* the active TIME_ELAPSED query, or NULL */
     struct pending_list pending[2];     /* 0: TIME_ELAPSED, 1: TIMESTAMP */
 };
 
-static struct perfq_gl_ctx *current(void)
+static int frontend_id = -1;
+
+/* The current context and the extension's state in it (created with the context: NULL only when
+ * out of memory). */
+struct angle_ctx {
+    struct perfq_gl_context *pub;
+    struct angle_state *angle;
+};
+
+static int current(struct angle_ctx *c)
 {
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    return c && c->initialized && !c->finalized ? c : NULL;
+    c->pub = perfq_gl_current_context();
+    c->angle = c->pub ? perfq_gl_frontend_data(frontend_id, c->pub) : NULL;
+    return c->pub != NULL;
 }
 
-static struct perfq_gl_angle_state *angle(struct perfq_gl_ctx *c)
+static struct angle_state *angle(struct angle_ctx *c)
 {
-    if (!c->angle) {
-        c->angle = calloc(1, sizeof *c->angle);
-        if (c->angle)
-            c->angle->next_name = 1;
-    }
     return c->angle;
 }
 
@@ -62,7 +68,7 @@ static int pending_index(GLenum type)
     return type == GL_TIMESTAMP_ANGLE ? 1 : 0;
 }
 
-static void pending_remove(struct perfq_gl_angle_state *a, struct angle_query *q)
+static void pending_remove(struct angle_state *a, struct angle_query *q)
 {
     if (!q->type)
         return;
@@ -80,7 +86,7 @@ static void pending_remove(struct perfq_gl_angle_state *a, struct angle_query *q
     q->next_pending = q->prev_pending = NULL;
 }
 
-static void pending_append(struct perfq_gl_angle_state *a, struct angle_query *q)
+static void pending_append(struct angle_state *a, struct angle_query *q)
 {
     struct pending_list *l = &a->pending[pending_index(q->type)];
     q->next_pending = NULL;
@@ -94,23 +100,23 @@ static void pending_append(struct perfq_gl_angle_state *a, struct angle_query *q
 
 /* Drops the object's last issued query (its result is lost, as the spec says for a new query on
  * the same id). */
-static void drop_timer(struct perfq_gl_ctx *c, struct angle_query *q)
+static void drop_timer(struct angle_ctx *c, struct angle_query *q)
 {
     pending_remove(c->angle, q);
-    perfq_gl_timer_free(&c->pub, q->timer);
+    perfq_gl_timer_free(c->pub, q->timer);
     q->timer = NULL;
     q->done = 0;
     q->result = 0;
 }
 
-static void free_query(struct perfq_gl_ctx *c, struct angle_query *q)
+static void free_query(struct angle_ctx *c, struct angle_query *q)
 {
     drop_timer(c, q);
     free(q);
     atomic_fetch_sub(&live_angle_queries, 1);
 }
 
-static struct angle_query *new_query(struct perfq_gl_angle_state *a, GLuint name)
+static struct angle_query *new_query(struct angle_state *a, GLuint name)
 {
     struct angle_query *q = calloc(1, sizeof *q);
     if (!q)
@@ -125,14 +131,14 @@ static struct angle_query *new_query(struct perfq_gl_angle_state *a, GLuint name
 }
 
 /* Reads q's result if it is there (wait: blocks). 1 when q->done. */
-static int poll_query(struct perfq_gl_ctx *c, struct angle_query *q, int wait)
+static int poll_query(struct angle_ctx *c, struct angle_query *q, int wait)
 {
     if (q->done)
         return 1;
     if (!q->timer)
         return 0;
     uint64_t ns = 0;
-    perfq_status_t st = perfq_gl_timer_result(&c->pub, q->timer, wait, &ns);
+    perfq_status_t st = perfq_gl_timer_result(c->pub, q->timer, wait, &ns);
     if (st == PERFQ_NOT_READY)
         return 0;
     /* A fence that could not be waited gives no time: report 0 rather than invent one. */
@@ -145,7 +151,7 @@ static int poll_query(struct perfq_gl_ctx *c, struct angle_query *q, int wait)
 /* "It must always be true that if any query object returns a result available of TRUE, all
  * queries of the same type issued prior to that query must also return TRUE." Walks the older
  * queries of q's type first; q is available only once all of them are. */
-static int available(struct perfq_gl_ctx *c, struct angle_query *q)
+static int available(struct angle_ctx *c, struct angle_query *q)
 {
     if (q->done)
         return 1;
@@ -161,7 +167,7 @@ static int available(struct perfq_gl_ctx *c, struct angle_query *q)
     return poll_query(c, q, 0);
 }
 
-int perfq_gl_angle_available(struct perfq_gl_context *pub)
+static int angle_available(struct perfq_gl_context *pub)
 {
     if (pub->api == PERFQ_GL_API_GLES && pub->major < 2)
         return 0;
@@ -172,16 +178,16 @@ int perfq_gl_angle_available(struct perfq_gl_context *pub)
 
 PERFQ_GL_EXPORT void glGenQueriesANGLE(GLsizei n, GLuint *ids)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     /* "The error INVALID_VALUE is generated if GenQueriesANGLE is called where <n> is
      * negative." */
     if (n < 0) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_VALUE);
+        perfq_gl_record_error(c->pub, GL_INVALID_VALUE);
         return;
     }
-    struct perfq_gl_angle_state *a = angle(c);
+    struct angle_state *a = angle(c);
     if (!ids || n == 0 || !a)   /* Not in spec: a NULL array is ignored */
         return;
     for (GLsizei i = 0; i < n; i++) {
@@ -193,7 +199,7 @@ PERFQ_GL_EXPORT void glGenQueriesANGLE(GLsizei n, GLuint *ids)
                 a->next_name = 1;
         } while (name == 0 || perfq_gl_name_table_get(&a->names, name));
         if (!new_query(a, name)) {
-            perfq_gl_record_error(&c->pub, GL_OUT_OF_MEMORY);
+            perfq_gl_record_error(c->pub, GL_OUT_OF_MEMORY);
             for (GLsizei j = 0; j < i; j++) {
                 struct angle_query *q = perfq_gl_name_table_remove(&a->names, ids[j]);
                 if (q)
@@ -207,16 +213,16 @@ PERFQ_GL_EXPORT void glGenQueriesANGLE(GLsizei n, GLuint *ids)
 
 PERFQ_GL_EXPORT void glDeleteQueriesANGLE(GLsizei n, const GLuint *ids)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     /* "The error INVALID_VALUE is generated if DeleteQueriesANGLE is called where <n> is
      * negative." */
     if (n < 0) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_VALUE);
+        perfq_gl_record_error(c->pub, GL_INVALID_VALUE);
         return;
     }
-    struct perfq_gl_angle_state *a = c->angle;
+    struct angle_state *a = c->angle;
     if (!ids || !a)
         return;
     for (GLsizei i = 0; i < n; i++) {
@@ -229,7 +235,7 @@ PERFQ_GL_EXPORT void glDeleteQueriesANGLE(GLsizei n, const GLuint *ids)
          * makes it no longer active: as Mesa does, deleting ends it (its result is discarded),
          * so the target is free for a new query at once. */
         if (q->active) {
-            perfq_gl_timer_end(&c->pub, q->timer);
+            perfq_gl_timer_end(c->pub, q->timer);
             a->active = NULL;
             q->active = 0;
         }
@@ -239,8 +245,8 @@ PERFQ_GL_EXPORT void glDeleteQueriesANGLE(GLsizei n, const GLuint *ids)
 
 PERFQ_GL_EXPORT GLboolean glIsQueryANGLE(GLuint id)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c || !c->angle)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c) || !c->angle)
         return GL_FALSE;
     /* "returns TRUE if <id> is the name of a query object. If <id> is zero, or if <id> is a
      * non-zero value that is not the name of a query object, IsQueryANGLE returns FALSE."
@@ -251,55 +257,55 @@ PERFQ_GL_EXPORT GLboolean glIsQueryANGLE(GLuint id)
 
 PERFQ_GL_EXPORT void glBeginQueryANGLE(GLenum target, GLuint id)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
-    struct perfq_gl_angle_state *a = angle(c);
+    struct angle_state *a = angle(c);
     if (!a) {
-        perfq_gl_record_error(&c->pub, GL_OUT_OF_MEMORY);
+        perfq_gl_record_error(c->pub, GL_OUT_OF_MEMORY);
         return;
     }
     /* "The error INVALID_ENUM is generated if BeginQueryANGLE or EndQueryANGLE is called where
      * <target> is not TIME_ELAPSED_ANGLE." */
     if (target != GL_TIME_ELAPSED_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
     /* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called when a query of
      * the given <target> is already active." (This also covers "where <id> is the name of a
      * query currently in progress": TIME_ELAPSED is the only target that can be active.) */
     if (a->active) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called where <id> is
      * zero." */
     if (id == 0) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     struct angle_query *q = perfq_gl_name_table_get(&a->names, id);
     /* "The error INVALID_OPERATION is generated if BeginQueryANGLE is called where <id> is the
      * name of an existing query object whose type does not match <target>." */
     if (q && q->type && q->type != GL_TIME_ELAPSED_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* "If BeginQueryANGLE is called with an unused <id>, that name is marked as used and
      * associated with a new query object." */
     if (!q && !(q = new_query(a, id))) {
-        perfq_gl_record_error(&c->pub, GL_OUT_OF_MEMORY);
+        perfq_gl_record_error(c->pub, GL_OUT_OF_MEMORY);
         return;
     }
     /* "The results from any queries before the last one will be lost". */
     drop_timer(c, q);
     q->type = GL_TIME_ELAPSED_ANGLE;
-    perfq_status_t st = perfq_gl_timer_begin(&c->pub, &q->timer);
+    perfq_status_t st = perfq_gl_timer_begin(c->pub, &q->timer);
     if (st != PERFQ_OK) {
         /* Not in spec: no timer in this context (the extension is not advertised here), or the
          * driver failed. */
         q->timer = NULL;
-        perfq_gl_record_error(&c->pub, st == PERFQ_ENOMEM ? GL_OUT_OF_MEMORY
+        perfq_gl_record_error(c->pub, st == PERFQ_ENOMEM ? GL_OUT_OF_MEMORY
                                                           : GL_INVALID_OPERATION);
         return;
     }
@@ -309,70 +315,70 @@ PERFQ_GL_EXPORT void glBeginQueryANGLE(GLenum target, GLuint id)
 
 PERFQ_GL_EXPORT void glEndQueryANGLE(GLenum target)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     /* "The error INVALID_ENUM is generated if BeginQueryANGLE or EndQueryANGLE is called where
      * <target> is not TIME_ELAPSED_ANGLE." */
     if (target != GL_TIME_ELAPSED_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
-    struct perfq_gl_angle_state *a = c->angle;
+    struct angle_state *a = c->angle;
     /* "The error INVALID_OPERATION is generated if EndQueryANGLE is called when a query of the
      * given <target> is not active." */
     if (!a || !a->active) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     struct angle_query *q = a->active;
     a->active = NULL;
     q->active = 0;
-    if (perfq_gl_timer_end(&c->pub, q->timer) != PERFQ_OK) {
+    if (perfq_gl_timer_end(c->pub, q->timer) != PERFQ_OK) {
         /* Not in spec: the end fence could not be created; the result will read 0. */
-        perfq_gl_record_error(&c->pub, GL_OUT_OF_MEMORY);
+        perfq_gl_record_error(c->pub, GL_OUT_OF_MEMORY);
     }
     pending_append(a, q);
 }
 
 PERFQ_GL_EXPORT void glQueryCounterANGLE(GLuint id, GLenum target)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     /* "The error INVALID_ENUM is generated if QueryCounterANGLE is called where <target> is not
      * TIMESTAMP_ANGLE." */
     if (target != GL_TIMESTAMP_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
-    struct perfq_gl_angle_state *a = angle(c);
+    struct angle_state *a = angle(c);
     struct angle_query *q = a ? perfq_gl_name_table_get(&a->names, id) : NULL;
     /* ANGLE's validator (NOTES.md): QueryCounter on a name never generated is
      * INVALID_OPERATION. */
     if (!q) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* "The error INVALID_OPERATION is generated if QueryCounterANGLE is called on a query
      * object that is already in use inside a BeginQueryANGLE/EndQueryANGLE." */
     if (q->active) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* ANGLE's validator (NOTES.md): on a name whose object has another type,
      * INVALID_OPERATION. */
     if (q->type && q->type != GL_TIMESTAMP_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     drop_timer(c, q);
     q->type = GL_TIMESTAMP_ANGLE;
-    perfq_status_t st = perfq_gl_timer_stamp(&c->pub, &q->timer);
+    perfq_status_t st = perfq_gl_timer_stamp(c->pub, &q->timer);
     if (st != PERFQ_OK) {
         q->timer = NULL;
         q->done = 1;    /* Not in spec: no timer here; the object reads 0, available */
-        perfq_gl_record_error(&c->pub, st == PERFQ_ENOMEM ? GL_OUT_OF_MEMORY
+        perfq_gl_record_error(c->pub, st == PERFQ_ENOMEM ? GL_OUT_OF_MEMORY
                                                           : GL_INVALID_OPERATION);
         return;
     }
@@ -381,24 +387,24 @@ PERFQ_GL_EXPORT void glQueryCounterANGLE(GLuint id, GLenum target)
 
 PERFQ_GL_EXPORT void glGetQueryivANGLE(GLenum target, GLenum pname, GLint *params)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     /* "The error INVALID_ENUM is generated if GetQueryivANGLE is called where <target> is not
      * TIME_ELAPSED_ANGLE or TIMESTAMP_ANGLE." */
     if (target != GL_TIME_ELAPSED_ANGLE && target != GL_TIMESTAMP_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
     /* "The error INVALID_ENUM is generated if GetQueryivANGLE is called where <pname> is not
      * QUERY_COUNTER_BITS_ANGLE or CURRENT_QUERY_ANGLE." */
     if (pname != GL_QUERY_COUNTER_BITS_ANGLE && pname != GL_CURRENT_QUERY_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
     /* ANGLE's validator (NOTES.md): (TIMESTAMP, CURRENT_QUERY) is INVALID_ENUM. */
     if (target == GL_TIMESTAMP_ANGLE && pname == GL_CURRENT_QUERY_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
     if (!params)
@@ -409,32 +415,32 @@ PERFQ_GL_EXPORT void glGetQueryivANGLE(GLenum target, GLenum pname, GLint *param
         return;
     }
     /* "the implementation-dependent number of bits used to hold the query result" */
-    *params = perfq_gl_timer_bits(&c->pub, target == GL_TIMESTAMP_ANGLE);
+    *params = perfq_gl_timer_bits(c->pub, target == GL_TIMESTAMP_ANGLE);
 }
 
 enum value_type { V_INT32, V_UINT32, V_INT64, V_UINT64 };
 
 static void get_query_object(GLuint id, GLenum pname, void *params, enum value_type type)
 {
-    struct perfq_gl_ctx *c = current();
-    if (!c)
+    struct angle_ctx cur, *c = &cur;
+    if (!current(c))
         return;
     struct angle_query *q = c->angle ? perfq_gl_name_table_get(&c->angle->names, id) : NULL;
     /* "The error INVALID_OPERATION is generated if GetQueryObject*ANGLE is called where <id> is
      * not the name of a query object." */
     if (!q || !q->type) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* "... where <id> is the name of a currently active query object." */
     if (q->active) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
+        perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
     /* "The error INVALID_ENUM is generated if GetQueryObject*ANGLE is called where <pname> is
      * not QUERY_RESULT_ANGLE or QUERY_RESULT_AVAILABLE_ANGLE." */
     if (pname != GL_QUERY_RESULT_ANGLE && pname != GL_QUERY_RESULT_AVAILABLE_ANGLE) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_ENUM);
+        perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
     if (!params)
@@ -450,7 +456,7 @@ static void get_query_object(GLuint id, GLenum pname, void *params, enum value_t
         v = q->result;
         /* "If the number of query counter bits for target is zero, then the result is
          * returned as a single integer with the value zero." */
-        if (perfq_gl_timer_bits(&c->pub, q->type == GL_TIMESTAMP_ANGLE) == 0)
+        if (perfq_gl_timer_bits(c->pub, q->type == GL_TIMESTAMP_ANGLE) == 0)
             v = 0;
     }
     /* "If the value is so large in magnitude that it cannot be represented with the requested
@@ -490,7 +496,7 @@ PERFQ_GL_EXPORT void glGetQueryObjectui64vANGLE(GLuint id, GLenum pname, GLuint6
  * CLOCK_MONOTONIC. */
 static int layer_timestamp(struct perfq_gl_context *pub)
 {
-    if (!perfq_gl_angle_available(pub))
+    if (!angle_available(pub))
         return 0;
     if (pub->api == PERFQ_GL_API_GLES)
         return !perfq_gl_has_driver_extension(pub, "GL_EXT_disjoint_timer_query");
@@ -504,8 +510,6 @@ static int64_t timestamp_value(struct perfq_gl_context *pub, GLenum pname)
     (void)pname;
     return (int64_t)perfq_gl_now_ns();
 }
-
-int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *pub);
 
 /* GL_GPU_DISJOINT_EXT: the driver's flag (where it has one) or'ed with what the layer's own
  * reads of it took away from the program; 0 on the fence path (one CPU clock cannot be
@@ -521,45 +525,76 @@ static int64_t disjoint_value(struct perfq_gl_context *pub, GLenum pname)
     return d || perfq_gl_timer_disjoint_for_program(pub);
 }
 
-/* The extension's entry points (its own list: the layer's GetProcAddress answers them). */
-#define ANGLE_ENTRY_POINTS(X) \
-    X(glGenQueriesANGLE) X(glDeleteQueriesANGLE) X(glIsQueryANGLE) X(glBeginQueryANGLE) \
-    X(glEndQueryANGLE) X(glQueryCounterANGLE) X(glGetQueryivANGLE) X(glGetQueryObjectivANGLE) \
-    X(glGetQueryObjectuivANGLE) X(glGetQueryObjecti64vANGLE) X(glGetQueryObjectui64vANGLE)
-
-__attribute__((constructor)) static void angle_register(void)
-{
-#define REGISTER(name) perfq_gl_register_entry_point(#name, (void (*)(void))name);
-    ANGLE_ENTRY_POINTS(REGISTER)
-#undef REGISTER
-    perfq_gl_register_extension("GL_ANGLE_timer_query", perfq_gl_angle_available);
-    perfq_gl_register_integer(GL_TIMESTAMP_ANGLE, layer_timestamp, timestamp_value);
-    perfq_gl_register_integer(GL_GPU_DISJOINT_EXT, perfq_gl_angle_available, disjoint_value);
-}
-
 static void free_one(uint32_t key, void *value, void *arg)
 {
     (void)key;
     struct angle_query *q = value;
-    struct perfq_gl_ctx *c = arg;
-    perfq_gl_timer_free(&c->pub, q->timer);
+    struct perfq_gl_context *pub = arg;
+    perfq_gl_timer_free(pub, q->timer);
     free(q);
     atomic_fetch_sub(&live_angle_queries, 1);
 }
 
-void perfq_gl_angle_free_context(struct perfq_gl_ctx *c, int gl_usable)
+/* ---- the front end ---- */
+
+static void *context_created(const struct perfq_gl_scope_object *at)
 {
-    (void)gl_usable;    /* timer_free skips GL calls when the context is not current here */
-    if (!c->angle)
-        return;
-    perfq_gl_name_table_each(&c->angle->names, free_one, c);
-    perfq_gl_name_table_free(&c->angle->names);
-    free(c->angle);
-    c->angle = NULL;
+    (void)at;
+    struct angle_state *a = calloc(1, sizeof *a);
+    if (a)
+        a->next_name = 1;
+    return a;
 }
 
-void perfq_gl_angle_stats(struct perfq_gl_layer_stats *out);
-void perfq_gl_angle_stats(struct perfq_gl_layer_stats *out)
+static void context_destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
 {
-    out->angle_queries = atomic_load(&live_angle_queries);
+    (void)gl_usable;    /* timer_free skips GL calls when the context is not current here */
+    struct angle_state *a = data;
+    if (!a)
+        return;
+    perfq_gl_name_table_each(&a->names, free_one, at->ctx);
+    perfq_gl_name_table_free(&a->names);
+    free(a);
+}
+
+static uint64_t live_objects(void)
+{
+    return atomic_load(&live_angle_queries);
+}
+
+#define ENTRY(name) {#name, (void (*)(void))name},
+static const struct perfq_gl_entry_point entry_points[] = {
+    ENTRY(glGenQueriesANGLE) ENTRY(glDeleteQueriesANGLE) ENTRY(glIsQueryANGLE)
+    ENTRY(glBeginQueryANGLE) ENTRY(glEndQueryANGLE) ENTRY(glQueryCounterANGLE)
+    ENTRY(glGetQueryivANGLE) ENTRY(glGetQueryObjectivANGLE) ENTRY(glGetQueryObjectuivANGLE)
+    ENTRY(glGetQueryObjecti64vANGLE) ENTRY(glGetQueryObjectui64vANGLE)
+    {NULL, NULL},
+};
+#undef ENTRY
+
+static const struct perfq_gl_extension gl_extensions[] = {
+    {"GL_ANGLE_timer_query", angle_available},
+    {NULL, NULL},
+};
+
+static const struct perfq_gl_integer integers[] = {
+    {GL_TIMESTAMP_ANGLE, layer_timestamp, timestamp_value},
+    {GL_GPU_DISJOINT_EXT, angle_available, disjoint_value},
+    {0, NULL, NULL},
+};
+
+static const struct perfq_gl_frontend angle_frontend = {
+    .name = "GL_ANGLE_timer_query",
+    .scope = PERFQ_GL_SCOPE_CONTEXT,
+    .created = context_created,
+    .destroyed = context_destroyed,
+    .entry_points = entry_points,
+    .gl_extensions = gl_extensions,
+    .integers = integers,
+    .live_objects = live_objects,
+};
+
+__attribute__((constructor)) static void angle_register(void)
+{
+    frontend_id = perfq_gl_register_frontend(&angle_frontend);
 }

@@ -23,40 +23,10 @@ static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct perfq_gl_ctx *contexts;
 static uint64_t n_contexts;
 
-/* Hooks: static storage, safe to fill from constructors. hooks_lock protects them. */
-struct hook {
-    const char *owner;
-    perfq_gl_context_created_fn created;
-    perfq_gl_context_destroyed_fn destroyed;
-};
-static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hook hooks[PERFQ_GL_MAX_SLOTS];
-static int n_hooks;
-
-int perfq_gl_register_context_hooks(const char *owner, perfq_gl_context_created_fn created,
-                                    perfq_gl_context_destroyed_fn destroyed)
-{
-    pthread_mutex_lock(&hooks_lock);
-    int slot = -1;
-    if (n_hooks < PERFQ_GL_MAX_SLOTS) {
-        slot = n_hooks++;
-        hooks[slot] = (struct hook){owner, created, destroyed};
-    }
-    pthread_mutex_unlock(&hooks_lock);
-    return slot;
-}
-
-void *perfq_gl_context_data(const struct perfq_gl_context *ctx, int slot)
-{
-    if (!ctx || slot < 0 || slot >= PERFQ_GL_MAX_SLOTS)
-        return NULL;
-    return ((const struct perfq_gl_ctx *)ctx)->slot_data[slot];
-}
-
 struct perfq_gl_context *perfq_gl_current_context(void)
 {
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    return c && c->initialized && !c->finalized ? &c->pub : NULL;
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    return c ? &c->pub : NULL;
 }
 
 int perfq_gl_version_at_least(const struct perfq_gl_context *ctx, int major, int minor)
@@ -80,6 +50,7 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
             c->pub.handle = handle;
             c->pub.display = display;
             c->pub.window_system = ws;
+            c->group = perfq_gl_share_group_new();
             c->next = contexts;
             contexts = c;
             n_contexts++;
@@ -144,14 +115,7 @@ static void initialize(struct perfq_gl_ctx *c)
     perfq_gl_error_guard_end(&c->pub);
     c->initialized = 1;
 
-    pthread_mutex_lock(&hooks_lock);
-    int n = n_hooks;
-    struct hook local[PERFQ_GL_MAX_SLOTS];
-    memcpy(local, hooks, sizeof local);
-    pthread_mutex_unlock(&hooks_lock);
-    for (int i = 0; i < n; i++)
-        if (local[i].created)
-            c->slot_data[i] = local[i].created(&c->pub);
+    perfq_gl_frontends_context_created(c);
     perfq_gl_extensions_evaluate(c);
 }
 
@@ -161,17 +125,8 @@ static void finalize(struct perfq_gl_ctx *c, int gl_usable)
     if (c->finalized)
         return;
     c->gl_usable_in_finalize = gl_usable;
-    if (c->initialized) {
-        pthread_mutex_lock(&hooks_lock);
-        int n = n_hooks;
-        struct hook local[PERFQ_GL_MAX_SLOTS];
-        memcpy(local, hooks, sizeof local);
-        pthread_mutex_unlock(&hooks_lock);
-        for (int i = n - 1; i >= 0; i--)
-            if (local[i].destroyed)
-                local[i].destroyed(&c->pub, c->slot_data[i], gl_usable);
-    }
-    perfq_gl_angle_free_context(c, gl_usable);
+    if (c->initialized)
+        perfq_gl_frontends_context_destroyed(c, gl_usable);
     perfq_gl_timer_free_context(c, gl_usable);
     perfq_gl_vq_free_context(c, gl_usable);
     perfq_gl_extensions_free(c);
@@ -183,6 +138,7 @@ static void free_context(struct perfq_gl_ctx *c)
     free((void *)c->pub.vendor);
     free((void *)c->pub.renderer);
     free((void *)c->pub.version);
+    perfq_gl_share_group_leave(c->group);
     free(c);
 }
 

@@ -35,6 +35,12 @@ typedef void (*perfq_PFNGLCOLORMASKPROC)(GLboolean, GLboolean, GLboolean, GLbool
 typedef GLboolean (*perfq_PFNGLISENABLEDPROC)(GLenum);
 typedef void (*perfq_PFNGLENABLEPROC)(GLenum);
 typedef void (*perfq_PFNGLDRAWELEMENTSPROC)(GLenum, GLsizei, GLenum, const void *);
+typedef void (*perfq_PFNGLGENTEXTURESPROC)(GLsizei, GLuint *);
+typedef void (*perfq_PFNGLDELETETEXTURESPROC)(GLsizei, const GLuint *);
+typedef void (*perfq_PFNGLTEXIMAGE1DPROC)(GLenum, GLint, GLint, GLsizei, GLint, GLenum, GLenum,
+                                          const void *);
+typedef void (*perfq_PFNGLTEXIMAGE2DPROC)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum,
+                                          GLenum, const void *);
 typedef void (*perfq_PFNVOIDFN)(void);
 typedef perfq_PFNVOIDFN (*perfq_PFNGLXGETPROCADDRESSPROC)(const GLubyte *);
 /* GLX handles as opaque pointers so that this header needs no Xlib. */
@@ -49,6 +55,7 @@ typedef int (*perfq_PFNGLXMAKECONTEXTCURRENTPROC)(void *dpy, unsigned long draw,
                                                   unsigned long read, void *ctx);
 typedef void *(*perfq_PFNGLXGETCURRENTCONTEXTPROC)(void);
 typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
+typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
 
 /*
  * The one list of GL/EGL/GLX functions the layer knows. Everything else comes from it:
@@ -69,9 +76,11 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     W(PFNEGLTERMINATEPROC, eglTerminate) \
     X(PFNEGLGETCURRENTCONTEXTPROC, eglGetCurrentContext) \
     X(PFNEGLGETCURRENTDISPLAYPROC, eglGetCurrentDisplay) \
-    X(PFNEGLQUERYSTRINGPROC, eglQueryString) \
+    W(PFNEGLQUERYSTRINGPROC, eglQueryString) \
     X(PFNEGLQUERYCONTEXTPROC, eglQueryContext) \
-    X(PFNEGLGETERRORPROC, eglGetError) \
+    W(PFNEGLGETERRORPROC, eglGetError) \
+    W(PFNEGLINITIALIZEPROC, eglInitialize) \
+    W(PFNEGLSWAPBUFFERSPROC, eglSwapBuffers) \
     X(PFNEGLCREATESYNCKHRPROC, eglCreateSyncKHR) \
     X(PFNEGLDESTROYSYNCKHRPROC, eglDestroySyncKHR) \
     X(PFNEGLCLIENTWAITSYNCKHRPROC, eglClientWaitSyncKHR) \
@@ -86,6 +95,7 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     W(perfq_PFNGLXMAKECONTEXTCURRENTPROC, glXMakeContextCurrent) \
     X(perfq_PFNGLXGETCURRENTCONTEXTPROC, glXGetCurrentContext) \
     X(perfq_PFNGLXGETCURRENTDISPLAYPROC, glXGetCurrentDisplay) \
+    W(perfq_PFNGLXSWAPBUFFERSPROC, glXSwapBuffers) \
     /* GL state and errors */ \
     W(perfq_PFNGLGETERRORPROC, glGetError) \
     W(perfq_PFNGLGETSTRINGPROC, glGetString) \
@@ -100,7 +110,7 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(perfq_PFNGLFINISHPROC, glFinish) \
     W(PFNGLBINDBUFFERPROC, glBindBuffer) \
     W(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
-    X(perfq_PFNGLCLEARPROC, glClear) \
+    W(perfq_PFNGLCLEARPROC, glClear) \
     X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
     X(perfq_PFNGLCOLORMASKPROC, glColorMask) \
     X(perfq_PFNGLISENABLEDPROC, glIsEnabled) \
@@ -109,14 +119,47 @@ typedef void *(*perfq_PFNGLXGETCURRENTDISPLAYPROC)(void);
     X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \
     X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers) \
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
-    X(PFNGLGENRENDERBUFFERSPROC, glGenRenderbuffers) \
-    X(PFNGLDELETERENDERBUFFERSPROC, glDeleteRenderbuffers) \
     X(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
-    X(PFNGLRENDERBUFFERSTORAGEPROC, glRenderbufferStorage) \
     X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
     X(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
     X(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
-    /* draws (counted) */ \
+    /* objects (observed: buffers, textures, renderbuffers) */ \
+    W(PFNGLGENBUFFERSPROC, glGenBuffers) \
+    W(PFNGLCREATEBUFFERSPROC, glCreateBuffers) \
+    W(PFNGLDELETEBUFFERSPROC, glDeleteBuffers) \
+    W(PFNGLBUFFERDATAPROC, glBufferData) \
+    W(PFNGLBUFFERSTORAGEPROC, glBufferStorage) \
+    W(PFNGLNAMEDBUFFERDATAPROC, glNamedBufferData) \
+    W(PFNGLNAMEDBUFFERSTORAGEPROC, glNamedBufferStorage) \
+    W(perfq_PFNGLGENTEXTURESPROC, glGenTextures) \
+    W(PFNGLCREATETEXTURESPROC, glCreateTextures) \
+    W(perfq_PFNGLDELETETEXTURESPROC, glDeleteTextures) \
+    W(perfq_PFNGLTEXIMAGE1DPROC, glTexImage1D) \
+    W(perfq_PFNGLTEXIMAGE2DPROC, glTexImage2D) \
+    W(PFNGLTEXIMAGE3DPROC, glTexImage3D) \
+    W(PFNGLCOMPRESSEDTEXIMAGE1DPROC, glCompressedTexImage1D) \
+    W(PFNGLCOMPRESSEDTEXIMAGE2DPROC, glCompressedTexImage2D) \
+    W(PFNGLCOMPRESSEDTEXIMAGE3DPROC, glCompressedTexImage3D) \
+    W(PFNGLTEXIMAGE2DMULTISAMPLEPROC, glTexImage2DMultisample) \
+    W(PFNGLTEXIMAGE3DMULTISAMPLEPROC, glTexImage3DMultisample) \
+    W(PFNGLTEXSTORAGE1DPROC, glTexStorage1D) \
+    W(PFNGLTEXSTORAGE2DPROC, glTexStorage2D) \
+    W(PFNGLTEXSTORAGE3DPROC, glTexStorage3D) \
+    W(PFNGLTEXSTORAGE2DMULTISAMPLEPROC, glTexStorage2DMultisample) \
+    W(PFNGLTEXSTORAGE3DMULTISAMPLEPROC, glTexStorage3DMultisample) \
+    W(PFNGLTEXTURESTORAGE1DPROC, glTextureStorage1D) \
+    W(PFNGLTEXTURESTORAGE2DPROC, glTextureStorage2D) \
+    W(PFNGLTEXTURESTORAGE3DPROC, glTextureStorage3D) \
+    W(PFNGLTEXTURESTORAGE2DMULTISAMPLEPROC, glTextureStorage2DMultisample) \
+    W(PFNGLTEXTURESTORAGE3DMULTISAMPLEPROC, glTextureStorage3DMultisample) \
+    W(PFNGLGENRENDERBUFFERSPROC, glGenRenderbuffers) \
+    W(PFNGLCREATERENDERBUFFERSPROC, glCreateRenderbuffers) \
+    W(PFNGLDELETERENDERBUFFERSPROC, glDeleteRenderbuffers) \
+    W(PFNGLRENDERBUFFERSTORAGEPROC, glRenderbufferStorage) \
+    W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC, glRenderbufferStorageMultisample) \
+    W(PFNGLNAMEDRENDERBUFFERSTORAGEPROC, glNamedRenderbufferStorage) \
+    W(PFNGLNAMEDRENDERBUFFERSTORAGEMULTISAMPLEPROC, glNamedRenderbufferStorageMultisample) \
+    /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
     /* conditional rendering */ \

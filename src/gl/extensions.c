@@ -2,55 +2,14 @@
  * Extension strings and glGet values: the layer adds the extensions it implements to
  * glGetString(GL_EXTENSIONS), glGetStringi(GL_EXTENSIONS, i) and GL_NUM_EXTENSIONS, only in
  * contexts where their predicate says the layer can honour them, and answers the glGet values
- * front ends register (INTEL limits, GL_GPU_DISJOINT_EXT...). Everything else is the driver's.
+ * front ends register (their struct perfq_gl_frontend's gl_extensions and integers). Everything
+ * else is the driver's.
  */
 #include "gl/layer_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct extension {
-    const char *name;
-    perfq_gl_extension_predicate_fn available;
-};
-struct integer {
-    GLenum pname;
-    perfq_gl_extension_predicate_fn available;
-    perfq_gl_integer_fn value;
-};
-
-#define MAX_INTEGERS 32
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct extension extensions[PERFQ_GL_MAX_LAYER_EXTENSIONS];
-static int n_extensions;
-static struct integer integers[MAX_INTEGERS];
-static int n_integers;
-
-int perfq_gl_register_extension(const char *name, perfq_gl_extension_predicate_fn available)
-{
-    int rc = -1;
-    pthread_mutex_lock(&registry_lock);
-    if (n_extensions < PERFQ_GL_MAX_LAYER_EXTENSIONS) {
-        extensions[n_extensions++] = (struct extension){name, available};
-        rc = 0;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return rc;
-}
-
-int perfq_gl_register_integer(GLenum pname, perfq_gl_extension_predicate_fn available,
-                              perfq_gl_integer_fn value)
-{
-    int rc = -1;
-    pthread_mutex_lock(&registry_lock);
-    if (n_integers < MAX_INTEGERS) {
-        integers[n_integers++] = (struct integer){pname, available, value};
-        rc = 0;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return rc;
-}
 
 int perfq_gl_has_driver_extension(const struct perfq_gl_context *pub, const char *name)
 {
@@ -108,17 +67,16 @@ void perfq_gl_extensions_init(struct perfq_gl_ctx *c)
 
 void perfq_gl_extensions_evaluate(struct perfq_gl_ctx *c)
 {
-    pthread_mutex_lock(&registry_lock);
-    int n = n_extensions;
-    struct extension local[PERFQ_GL_MAX_LAYER_EXTENSIONS];
-    memcpy(local, extensions, sizeof local);
-    pthread_mutex_unlock(&registry_lock);
     c->n_layer_extensions = 0;
+    int n = perfq_gl_frontend_count();
     for (int i = 0; i < n; i++) {
-        if (perfq_gl_has_driver_extension(&c->pub, local[i].name))
-            continue;
-        if (local[i].available && local[i].available(&c->pub))
-            c->layer_extensions[c->n_layer_extensions++] = local[i].name;
+        for (const struct perfq_gl_extension *e = perfq_gl_frontend_at(i)->gl_extensions;
+             e && e->name && c->n_layer_extensions < PERFQ_GL_MAX_LAYER_EXTENSIONS; e++) {
+            if (perfq_gl_has_driver_extension(&c->pub, e->name))
+                continue;
+            if (e->available && e->available(&c->pub))
+                c->layer_extensions[c->n_layer_extensions++] = e->name;
+        }
     }
 }
 
@@ -138,20 +96,19 @@ int perfq_gl_integer_lookup(struct perfq_gl_ctx *c, GLenum pname, int64_t *value
 {
     if (!c || !c->initialized || c->finalized)
         return 0;
-    pthread_mutex_lock(&registry_lock);
-    int n = n_integers;
-    struct integer hit = {0, NULL, NULL};
+    int n = perfq_gl_frontend_count();
     for (int i = 0; i < n; i++) {
-        if (integers[i].pname == pname) {
-            hit = integers[i];
-            break;
+        for (const struct perfq_gl_integer *v = perfq_gl_frontend_at(i)->integers; v && v->pname;
+             v++) {
+            if (v->pname != pname || !v->value)
+                continue;
+            if (v->available && !v->available(&c->pub))
+                return 0;
+            *value = v->value(&c->pub, pname);
+            return 1;
         }
     }
-    pthread_mutex_unlock(&registry_lock);
-    if (!hit.value || (hit.available && !hit.available(&c->pub)))
-        return 0;
-    *value = hit.value(&c->pub, pname);
-    return 1;
+    return 0;
 }
 
 static struct perfq_gl_ctx *active_context(void)

@@ -1,7 +1,10 @@
 /*
- * The GL layer's internal interface (libperfq-gl.so): what the extension front ends built on the
- * layer (angle_timer_query.c, intel_performance_query.c, ...) may use. Stable: names here are
- * only ever added to; see docs/gl-layer-interface.md for the change log.
+ * The GL layer's front-end module interface (libperfq-gl.so): what an extension front end built on
+ * the layer (angle_timer_query.c, intel_performance_query_layer.c, ...) may use. A front end is
+ * one struct perfq_gl_frontend registered from a constructor: its scope, entry points, extension
+ * strings, glGet values, observers of program calls, hooks and stats; the layer's context,
+ * injection and GetProcAddress code know no extension by name. docs/gl-layer-interface.md is the
+ * design documentation of this header.
  *
  * Threads: every function taking a `struct perfq_gl_context *` must be called on the thread where
  * that context is current (GL's own rule), except perfq_gl_timer_result/_vquery_result with
@@ -85,18 +88,13 @@ int perfq_gl_has_driver_extension(const struct perfq_gl_context *ctx, const char
 /* 1 if the context's GL version is at least major.minor (GLES and GL compared as they are). */
 int perfq_gl_version_at_least(const struct perfq_gl_context *ctx, int major, int minor);
 
-/* Context hooks: `created` runs when a context is first made current (on that thread, with it
- * current: GL calls allowed); it returns the front end's per-context data (may be NULL).
- * `destroyed` runs once when the context is destroyed; `gl_usable` is 1 when the context is
- * current on the calling thread (GL calls allowed), 0 when only CPU memory may be freed (its GL
- * objects die with the context). Returns the slot for perfq_gl_context_data(), or -1 when all
- * PERFQ_GL_MAX_SLOTS are taken. Register before the program creates contexts (a constructor). */
-typedef void *(*perfq_gl_context_created_fn)(struct perfq_gl_context *ctx);
-typedef void (*perfq_gl_context_destroyed_fn)(struct perfq_gl_context *ctx, void *data,
-                                              int gl_usable);
-int perfq_gl_register_context_hooks(const char *owner, perfq_gl_context_created_fn created,
-                                    perfq_gl_context_destroyed_fn destroyed);
-void *perfq_gl_context_data(const struct perfq_gl_context *ctx, int slot);
+/* The share group of a context: the contexts that share its objects (eglCreateContext's
+ * share_context, glXCreate*Context's share list), tracked from context creation. */
+struct perfq_gl_share_group;
+struct perfq_gl_share_group *perfq_gl_context_share_group(const struct perfq_gl_context *ctx);
+/* Contexts of the group alive now (>= 1 while any context of it is). */
+int perfq_gl_share_group_contexts(const struct perfq_gl_share_group *group);
+
 
 /* ---- Errors -------------------------------------------------------------------------------- */
 
@@ -112,26 +110,152 @@ void perfq_gl_record_error(struct perfq_gl_context *ctx, GLenum error);
 void perfq_gl_error_guard_begin(struct perfq_gl_context *ctx);
 GLenum perfq_gl_error_guard_end(struct perfq_gl_context *ctx);
 
-/* ---- Entry points, extensions, glGet values ------------------------------------------------ */
+/* ---- EGL errors ----------------------------------------------------------------------------- */
 
-/* Makes eglGetProcAddress / glXGetProcAddress(ARB) return `fn` for `name` (the GL name, e.g.
- * "glBeginPerfQueryINTEL"), also where the driver has a stub of that name. Exporting the symbol
- * (for programs that link by name) is the front end's job: PERFQ_GL_EXPORT on its definition.
- * Returns 0, or -1 when the table is full. */
-int perfq_gl_register_entry_point(const char *name, void (*fn)(void));
+/* For a front end's EGL entry points (EGL 1.5 section 3.1: every EGL call sets the thread's
+ * error): the program's next eglGetError on this thread returns `error` (EGL_SUCCESS for a call
+ * that succeeded). A later EGL call the layer wraps replaces it with the driver's own. */
+void perfq_gl_egl_record_error(EGLint error);
 
-/* Adds `name` to GL_EXTENSIONS / glGetStringi / GL_NUM_EXTENSIONS in contexts where
- * `available(ctx)` returns 1 (evaluated once, when the context is first made current, after the
- * context-created hooks). Not added where the driver already advertises the name. */
+/* ---- Front ends ------------------------------------------------------------------------------ */
+
+/* Where a front end's state lives: one per context, per share group, per EGL display, or one
+ * for the process. */
+typedef enum perfq_gl_scope {
+    PERFQ_GL_SCOPE_CONTEXT = 0,
+    PERFQ_GL_SCOPE_SHARE_GROUP = 1,
+    PERFQ_GL_SCOPE_DISPLAY = 2,
+    PERFQ_GL_SCOPE_PROCESS = 3,
+} perfq_gl_scope_t;
+
+/* What a scope hook is about. ctx: CONTEXT and SHARE_GROUP creation (the context being made
+ * current for the first time, GL callable), else NULL. group: SHARE_GROUP. display: DISPLAY (the
+ * EGLDisplay), and the context's display for CONTEXT. */
+struct perfq_gl_scope_object {
+    perfq_gl_scope_t scope;
+    struct perfq_gl_context *ctx;
+    struct perfq_gl_share_group *group;
+    void *display;
+};
+
+/* An entry point eglGetProcAddress / glXGetProcAddress(ARB) answer with the front end's function
+ * (also where the driver has a stub of that name). Exporting the symbol for programs that link
+ * by name is the front end's job: PERFQ_GL_EXPORT on its definition. */
+struct perfq_gl_entry_point {
+    const char *name;               /* the GL/EGL name, e.g. "glBeginPerfQueryINTEL" */
+    void (*fn)(void);
+};
+
+/* A GL extension name, added to GL_EXTENSIONS / glGetStringi / GL_NUM_EXTENSIONS in contexts
+ * where available(ctx) is 1 (evaluated once, at the context's first make-current, after the
+ * front ends' created hooks); never where the driver advertises it itself. */
 typedef int (*perfq_gl_extension_predicate_fn)(struct perfq_gl_context *ctx);
-int perfq_gl_register_extension(const char *name, perfq_gl_extension_predicate_fn available);
+struct perfq_gl_extension {
+    const char *name;
+    perfq_gl_extension_predicate_fn available;
+};
 
-/* Answers glGetIntegerv / glGetInteger64v / glGetBooleanv / glGetFloatv / glGetDoublev for
- * `pname` in contexts where `available(ctx)` is 1 (else the driver answers). `value` returns the
- * value (one scalar). */
+/* An EGL display extension, added to eglQueryString(dpy, EGL_EXTENSIONS) of initialised
+ * displays where available(display) is 1 (evaluated at each eglInitialize). */
+struct perfq_egl_extension {
+    const char *name;
+    int (*available)(void *display);
+};
+
+/* A glGet value (glGetIntegerv / Integer64v / Booleanv / Floatv / Doublev of one scalar)
+ * answered by the front end in contexts where available(ctx) is 1; the driver answers elsewhere. */
 typedef int64_t (*perfq_gl_integer_fn)(struct perfq_gl_context *ctx, GLenum pname);
-int perfq_gl_register_integer(GLenum pname, perfq_gl_extension_predicate_fn available,
-                              perfq_gl_integer_fn value);
+struct perfq_gl_integer {
+    GLenum pname;
+    perfq_gl_extension_predicate_fn available;
+    perfq_gl_integer_fn value;
+};
+
+/* Program calls on buffer, texture and renderbuffer objects, reported after the driver ran them.
+ * CREATE: glGen* / glCreate* (names, n); DELETE: glDelete* (names, n: names the program passed,
+ * including unused ones and 0, as it passed them); ALLOCATE: storage given to the object bound
+ * to `target` (name 0) or, for the DSA calls (glNamedBuffer*, glTextureStorage*,
+ * glNamedRenderbuffer*), to `name`. */
+typedef enum perfq_gl_object_kind {
+    PERFQ_GL_OBJECT_BUFFER = 0,
+    PERFQ_GL_OBJECT_TEXTURE = 1,
+    PERFQ_GL_OBJECT_RENDERBUFFER = 2,
+} perfq_gl_object_kind_t;
+
+typedef enum perfq_gl_object_event {
+    PERFQ_GL_OBJECT_CREATE = 0,
+    PERFQ_GL_OBJECT_ALLOCATE = 1,
+    PERFQ_GL_OBJECT_DELETE = 2,
+} perfq_gl_object_event_t;
+
+struct perfq_gl_object_call {
+    const char *function;           /* the GL name the program called, e.g. "glTexStorage2D" */
+    perfq_gl_object_kind_t kind;
+    perfq_gl_object_event_t event;
+    GLenum error;                   /* the driver's error for this call: GL_NO_ERROR if it was
+                                     * accepted (the program still gets it from glGetError) */
+    GLsizei n;                      /* CREATE, DELETE */
+    const GLuint *names;
+    GLuint name;                    /* ALLOCATE by name (DSA); 0 when by target */
+    GLenum target;                  /* ALLOCATE by target (GL_ARRAY_BUFFER, GL_TEXTURE_2D, ...) */
+    GLint level;                    /* glTexImage*: the mip level; glTexStorage*: 0 */
+    GLsizei levels;                 /* glTexStorage*: levels; glTexImage*: 1 */
+    GLenum internalformat;
+    GLsizei width, height, depth;   /* 1 where the call has no such dimension */
+    GLsizei samples;                /* multisample calls; else 0 */
+    GLenum format, type;            /* glTexImage*: the client data's; else 0 */
+    int64_t size;                   /* buffers: bytes; glCompressedTexImage*: imageSize; else -1 */
+};
+
+/* Observers: called on the program's thread, after the real call, with the current context (a
+ * call made with no context current is not reported). `data` is the front end's data at its
+ * scope for that context (perfq_gl_frontend_data). Keep them cheap and GL-free, or bracket GL
+ * calls with perfq_gl_error_guard_begin/end. */
+struct perfq_gl_observers {
+    void (*object)(struct perfq_gl_context *ctx, void *data, const struct perfq_gl_object_call *c);
+    void (*draw)(struct perfq_gl_context *ctx, void *data, const char *function);
+    void (*clear)(struct perfq_gl_context *ctx, void *data, GLbitfield mask);
+    /* eglSwapBuffers / glXSwapBuffers, before the real swap (the frame's last commands). */
+    void (*swap)(struct perfq_gl_context *ctx, void *data);
+};
+
+struct perfq_gl_frontend {
+    const char *name;               /* the extension's name, e.g. "GL_ANGLE_timer_query" */
+    perfq_gl_scope_t scope;
+    /* State at `scope`. created returns the front end's data (NULL is allowed) for:
+     *  CONTEXT      a context, at its first make-current (GL callable);
+     *  SHARE_GROUP  a share group, at the first make-current of one of its contexts (GL callable);
+     *  DISPLAY      an EGL display, at each successful eglInitialize of it;
+     *  PROCESS      the process, at registration (keep it cheap: no GL, no engine yet).
+     * destroyed runs once per created: CONTEXT when the context is destroyed (gl_usable: the
+     * context is current on this thread, GL callable; 0: free CPU memory only, its GL objects
+     * die with it); SHARE_GROUP when its last context is gone (gl_usable 0); DISPLAY at
+     * eglTerminate (before the driver's); PROCESS at exit. Either may be NULL. */
+    void *(*created)(const struct perfq_gl_scope_object *at);
+    void (*destroyed)(const struct perfq_gl_scope_object *at, void *data, int gl_usable);
+    const struct perfq_gl_entry_point *entry_points;    /* each list ends with a NULL name */
+    const struct perfq_gl_extension *gl_extensions;
+    const struct perfq_egl_extension *egl_extensions;
+    const struct perfq_gl_integer *integers;            /* ends with pname 0 */
+    const struct perfq_gl_observers *observers;         /* NULL: observes nothing */
+    /* Objects the front end holds for the program right now (query names, ...), summed into
+     * the layer's diagnostics (leak tests). NULL: none. */
+    uint64_t (*live_objects)(void);
+};
+
+#define PERFQ_GL_MAX_FRONTENDS PERFQ_GL_MAX_SLOTS
+
+/* Registers a front end (from a constructor: static storage, a lock, no layer initialisation
+ * needed). `fe` and everything it points to must stay valid for the life of the process.
+ * Returns its id for perfq_gl_frontend_data, or -1 when PERFQ_GL_MAX_FRONTENDS are registered or
+ * a table is full (then nothing of it is registered). */
+int perfq_gl_register_frontend(const struct perfq_gl_frontend *fe);
+
+/* The front end's data at its scope for a context (CONTEXT: the context's; SHARE_GROUP: its
+ * group's; DISPLAY: its display's; PROCESS: the process's), or NULL. */
+void *perfq_gl_frontend_data(int id, const struct perfq_gl_context *ctx);
+/* DISPLAY scope: the data of an EGL display (for EGL entry points that get a display). */
+void *perfq_gl_frontend_display_data(int id, void *display);
 
 /* ---- Query virtualisation ("split and sum") ------------------------------------------------ */
 
@@ -145,7 +269,8 @@ int perfq_gl_register_integer(GLenum pname, perfq_gl_extension_predicate_fn avai
  * Targets: GL_TIME_ELAPSED, GL_SAMPLES_PASSED, GL_ANY_SAMPLES_PASSED,
  * GL_ANY_SAMPLES_PASSED_CONSERVATIVE, GL_PRIMITIVES_GENERATED (index = vertex stream, 0 unless
  * the driver has indexed queries), and the ARB_pipeline_statistics_query targets
- * (GL_VERTICES_SUBMITTED_ARB ... GL_CLIPPING_OUTPUT_PRIMITIVES_ARB, GL_GEOMETRY_SHADER_INVOCATIONS).
+ * (GL_VERTICES_SUBMITTED_ARB ... GL_CLIPPING_OUTPUT_PRIMITIVES_ARB,
+     GL_GEOMETRY_SHADER_INVOCATIONS).
  * TIME_ELAPSED here is the driver's raw timer: for a *trustworthy* time use perfq_gl_timer_*.
  */
 struct perfq_gl_vquery;
@@ -204,6 +329,11 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *ctx, struct perfq_
 /* Frees it (ends it first when active). NULL is allowed; allowed from a destroyed hook with
  * gl_usable == 0 (CPU memory only). */
 void perfq_gl_timer_free(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+/* GL_GPU_DISJOINT_EXT as the program should see it: 1 if the layer's own reads of the driver's
+ * flag took a disjoint event from the program since it last read the flag (reading clears). */
+int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *ctx);
+/* CLOCK_MONOTONIC in ns: the fence path's time domain. */
+uint64_t perfq_gl_now_ns(void);
 /* 1 if the interval's time is not to be trusted: on the query path with EXT_disjoint_timer_query,
  * GL_GPU_DISJOINT_EXT was seen between begin and the result; on the fence path a fence could not
  * be created or waited (the result is then not reported at all), or a stamp is "late": its fence
@@ -220,7 +350,7 @@ struct perfq_gl_layer_stats {
     uint64_t program_records;   /* program queries with split results pending */
     uint64_t timers;            /* live timer objects */
     uint64_t fences_pending;    /* fences the helper threads have not stamped yet */
-    uint64_t angle_queries;     /* live GL_ANGLE_timer_query names */
+    uint64_t frontend_objects;  /* objects front ends hold for the program (live_objects) */
 };
 PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
 

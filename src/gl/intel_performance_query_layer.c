@@ -15,9 +15,8 @@
 #include "gl/gl_provider.h"
 #include "gl/intel_performance_query.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static int context_slot = -1;
+static int frontend_id = -1;
 
 /* Per-context data: the front end's state, or the native pass-through. */
 struct intel_layer_context {
@@ -58,8 +57,9 @@ static int driver_native(const struct perfq_gl_context *ctx)
     return perfq_gl_has_driver_extension(ctx, "GL_INTEL_performance_query") && !take_over();
 }
 
-static void *context_created(struct perfq_gl_context *ctx)
+static void *context_created(const struct perfq_gl_scope_object *at)
 {
+    struct perfq_gl_context *ctx = at->ctx;
     struct intel_layer_context *lc = calloc(1, sizeof(*lc));
     if (!lc)
         return NULL;
@@ -77,11 +77,11 @@ static void *context_created(struct perfq_gl_context *ctx)
     return lc;
 }
 
-static void context_destroyed(struct perfq_gl_context *ctx, void *data, int gl_usable)
+static void context_destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
 {
     /* With gl_usable == 0 the GL provider ends nothing and only frees (the layer's frees then
      * release CPU memory only, gl_layer.h); the driver objects die with the context. */
-    (void)ctx;
+    (void)at;
     struct intel_layer_context *lc = data;
     if (!lc)
         return;
@@ -93,9 +93,9 @@ static void context_destroyed(struct perfq_gl_context *ctx, void *data, int gl_u
 static struct intel_layer_context *current_layer_context(struct perfq_gl_context **ctx)
 {
     *ctx = perfq_gl_current_context();
-    if (!*ctx || context_slot < 0)
+    if (!*ctx || frontend_id < 0)
         return NULL;
-    return perfq_gl_context_data(*ctx, context_slot);
+    return perfq_gl_frontend_data(frontend_id, *ctx);
 }
 
 struct intel_perf_context *intel_perf_current(void)
@@ -111,7 +111,7 @@ struct intel_perf_context *intel_perf_current(void)
  * GPU support, so there is always at least one query type to honour it with. */
 static int extension_available(struct perfq_gl_context *ctx)
 {
-    struct intel_layer_context *lc = perfq_gl_context_data(ctx, context_slot);
+    struct intel_layer_context *lc = perfq_gl_frontend_data(frontend_id, ctx);
     return lc && lc->ipc;
 }
 
@@ -258,34 +258,40 @@ PERFQ_GL_EXPORT void GLAPIENTRY glGetPerfQueryDataINTEL(GLuint queryHandle, GLui
 
 /* ---- registration ------------------------------------------------------------------------------ */
 
+#define ENTRY(name) {#name, (void (*)(void))name},
+static const struct perfq_gl_entry_point entry_points[] = {
+    ENTRY(glGetFirstPerfQueryIdINTEL) ENTRY(glGetNextPerfQueryIdINTEL)
+    ENTRY(glGetPerfQueryIdByNameINTEL) ENTRY(glGetPerfQueryInfoINTEL)
+    ENTRY(glGetPerfCounterInfoINTEL) ENTRY(glCreatePerfQueryINTEL) ENTRY(glDeletePerfQueryINTEL)
+    ENTRY(glBeginPerfQueryINTEL) ENTRY(glEndPerfQueryINTEL) ENTRY(glGetPerfQueryDataINTEL)
+    {NULL, NULL},
+};
+#undef ENTRY
+
+static const struct perfq_gl_extension gl_extensions[] = {
+    {"GL_INTEL_performance_query", extension_available},
+    {NULL, NULL},
+};
+
+static const struct perfq_gl_integer integers[] = {
+    {GL_PERFQUERY_QUERY_NAME_LENGTH_MAX_INTEL, extension_available, integer_value},
+    {GL_PERFQUERY_COUNTER_NAME_LENGTH_MAX_INTEL, extension_available, integer_value},
+    {GL_PERFQUERY_COUNTER_DESC_LENGTH_MAX_INTEL, extension_available, integer_value},
+    {GL_PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL, extension_available, integer_value},
+    {0, NULL, NULL},
+};
+
+static const struct perfq_gl_frontend intel_frontend = {
+    .name = "GL_INTEL_performance_query",
+    .scope = PERFQ_GL_SCOPE_CONTEXT,
+    .created = context_created,
+    .destroyed = context_destroyed,
+    .entry_points = entry_points,
+    .gl_extensions = gl_extensions,
+    .integers = integers,
+};
+
 __attribute__((constructor)) static void intel_performance_query_register(void)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } entry_points[] = {
-        {"glGetFirstPerfQueryIdINTEL", (void (*)(void))glGetFirstPerfQueryIdINTEL},
-        {"glGetNextPerfQueryIdINTEL", (void (*)(void))glGetNextPerfQueryIdINTEL},
-        {"glGetPerfQueryIdByNameINTEL", (void (*)(void))glGetPerfQueryIdByNameINTEL},
-        {"glGetPerfQueryInfoINTEL", (void (*)(void))glGetPerfQueryInfoINTEL},
-        {"glGetPerfCounterInfoINTEL", (void (*)(void))glGetPerfCounterInfoINTEL},
-        {"glCreatePerfQueryINTEL", (void (*)(void))glCreatePerfQueryINTEL},
-        {"glDeletePerfQueryINTEL", (void (*)(void))glDeletePerfQueryINTEL},
-        {"glBeginPerfQueryINTEL", (void (*)(void))glBeginPerfQueryINTEL},
-        {"glEndPerfQueryINTEL", (void (*)(void))glEndPerfQueryINTEL},
-        {"glGetPerfQueryDataINTEL", (void (*)(void))glGetPerfQueryDataINTEL},
-    };
-    static const GLenum pnames[] = {
-        GL_PERFQUERY_QUERY_NAME_LENGTH_MAX_INTEL, GL_PERFQUERY_COUNTER_NAME_LENGTH_MAX_INTEL,
-        GL_PERFQUERY_COUNTER_DESC_LENGTH_MAX_INTEL, GL_PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL,
-    };
-    context_slot = perfq_gl_register_context_hooks("GL_INTEL_performance_query",
-                                                   context_created, context_destroyed);
-    if (context_slot < 0)
-        return;   /* no per-context state: no context gets the extension */
-    for (size_t i = 0; i < ARRAY_SIZE(entry_points); i++)
-        perfq_gl_register_entry_point(entry_points[i].name, entry_points[i].fn);
-    for (size_t i = 0; i < ARRAY_SIZE(pnames); i++)
-        perfq_gl_register_integer(pnames[i], extension_available, integer_value);
-    perfq_gl_register_extension("GL_INTEL_performance_query", extension_available);
+    frontend_id = perfq_gl_register_frontend(&intel_frontend);
 }

@@ -1,7 +1,8 @@
 /*
  * EGL entry points the layer must see: eglGetProcAddress (so that the program gets the layer's
  * functions, also where the driver has a stub of the same name: glvnd returns one for any name)
- * and the context lifetime calls. Each forwards to the real function and does its extra work
+ * and the context lifetime calls (share groups noted at creation: share_group.c). Display calls
+ * are in egl_display.c. Each forwards to the real function and does its extra work
  * after success. glvnd's __egl_Main is never defined here.
  */
 #include "gl/layer_internal.h"
@@ -25,15 +26,18 @@ PERFQ_GL_EXPORT EGLContext eglCreateContext(EGLDisplay dpy, EGLConfig config,
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     if (!gl->eglCreateContext)
         return EGL_NO_CONTEXT;
+    perfq_gl_egl_call_wrapped();
     EGLContext c = gl->eglCreateContext(dpy, config, share_context, attrib_list);
     if (c != EGL_NO_CONTEXT)
-        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_EGL, dpy);
+        perfq_gl_share_group_join(perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_EGL, dpy),
+                                  perfq_gl_context_lookup(share_context, 0, PERFQ_GL_WS_EGL, dpy));
     return c;
 }
 
 PERFQ_GL_EXPORT EGLBoolean eglDestroyContext(EGLDisplay dpy, EGLContext ctx)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    perfq_gl_egl_call_wrapped();
     if (!gl->eglDestroyContext)
         return EGL_FALSE;
     int done = perfq_gl_context_destroy_if_idle(ctx);
@@ -47,6 +51,7 @@ PERFQ_GL_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSu
                                           EGLContext ctx)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    perfq_gl_egl_call_wrapped();
     if (!gl->eglMakeCurrent)
         return EGL_FALSE;
     perfq_gl_context_before_switch(ctx);
@@ -59,6 +64,7 @@ PERFQ_GL_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSu
 PERFQ_GL_EXPORT EGLBoolean eglReleaseThread(void)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    perfq_gl_egl_call_wrapped();
     if (!gl->eglReleaseThread)
         return EGL_FALSE;
     struct perfq_gl_ctx *cur = perfq_gl_tls_current;
@@ -77,6 +83,8 @@ PERFQ_GL_EXPORT EGLBoolean eglTerminate(EGLDisplay dpy)
         return EGL_FALSE;
     /* Contexts of the display that are current nowhere are finalised before the driver destroys
      * them; the others when they are released. */
+    perfq_gl_egl_call_wrapped();
     perfq_gl_display_terminated(dpy);
+    perfq_gl_display_destroyed(dpy);
     return gl->eglTerminate(dpy);
 }

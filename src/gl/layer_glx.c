@@ -1,7 +1,8 @@
 /*
  * GLX entry points the layer must see: glXGetProcAddress(ARB) and the context lifetime calls.
  * Handles are kept opaque (void *, unsigned long: wrappers.h declares them from dispatch.h's
- * types) so that the layer needs no Xlib headers; the ABI is that of <GL/glx.h>. glvnd's __glx_Main is never defined here.
+ * types) so that the layer needs no Xlib headers; the ABI is that of <GL/glx.h>. glvnd's
+ * __glx_Main is never defined here.
  */
 #include "gl/layer_internal.h"
 
@@ -35,7 +36,8 @@ void *glXCreateContext(void *dpy, void *vis, void *share, int direct)
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     void *c = gl->glXCreateContext ? gl->glXCreateContext(dpy, vis, share, direct) : NULL;
     if (c)
-        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+        perfq_gl_share_group_join(perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy),
+                                  perfq_gl_context_lookup(share, 0, PERFQ_GL_WS_GLX, dpy));
     return c;
 }
 
@@ -45,7 +47,8 @@ void *glXCreateNewContext(void *dpy, void *config, int type, void *share, int di
     void *c = gl->glXCreateNewContext ?
         gl->glXCreateNewContext(dpy, config, type, share, direct) : NULL;
     if (c)
-        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+        perfq_gl_share_group_join(perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy),
+                                  perfq_gl_context_lookup(share, 0, PERFQ_GL_WS_GLX, dpy));
     return c;
 }
 
@@ -56,7 +59,8 @@ void *glXCreateContextAttribsARB(void *dpy, void *config, void *share, int direc
     void *c = gl->glXCreateContextAttribsARB ?
         gl->glXCreateContextAttribsARB(dpy, config, share, direct, attribs) : NULL;
     if (c)
-        perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy);
+        perfq_gl_share_group_join(perfq_gl_context_lookup(c, 1, PERFQ_GL_WS_GLX, dpy),
+                                  perfq_gl_context_lookup(share, 0, PERFQ_GL_WS_GLX, dpy));
     return c;
 }
 
@@ -93,4 +97,16 @@ int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read, voi
     if (ok)
         perfq_gl_context_made_current(ctx, PERFQ_GL_WS_GLX, dpy);
     return ok;
+}
+
+void glXSwapBuffers(void *dpy, unsigned long drawable)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_SWAPS, 0)) {
+        struct perfq_gl_ctx *c = perfq_gl_active_context();
+        if (c && c->pub.window_system == PERFQ_GL_WS_GLX)
+            perfq_gl_observe_swap(c);
+    }
+    if (gl->glXSwapBuffers)
+        gl->glXSwapBuffers(dpy, drawable);
 }

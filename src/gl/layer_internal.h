@@ -17,7 +17,6 @@
 struct perfq_gl_vq_state;      /* query_virtualization.c */
 struct perfq_gl_prog_state;    /* program_queries.c */
 struct perfq_gl_timer_state;   /* gpu_timer.c */
-struct perfq_gl_angle_state;   /* angle_timer_query.c */
 
 struct perfq_gl_ctx {
     struct perfq_gl_context pub;            /* first: front ends see only this */
@@ -39,8 +38,10 @@ struct perfq_gl_ctx {
     GLint n_layer_extensions;
     char *extension_string;                 /* driver's GL_EXTENSIONS + the layer's, cached */
 
-    /* front ends' data (context.c) */
-    void *slot_data[PERFQ_GL_MAX_SLOTS];
+    /* front ends (frontend.c) */
+    void *frontend_data[PERFQ_GL_MAX_FRONTENDS];    /* context-scoped front ends' data */
+    int n_frontends;                        /* front ends whose context hooks ran */
+    struct perfq_gl_share_group *group;     /* share_group.c: never NULL once created */
 
     /* counters the layer keeps */
     uint64_t draw_calls;
@@ -48,7 +49,6 @@ struct perfq_gl_ctx {
     /* services */
     struct perfq_gl_vq_state *vq;
     struct perfq_gl_timer_state *timer;
-    struct perfq_gl_angle_state *angle;
     int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
     int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
                                              * split query the layer answered itself */
@@ -61,6 +61,9 @@ static inline struct perfq_gl_ctx *perfq_gl_ctx(struct perfq_gl_context *pub)
 {
     return (struct perfq_gl_ctx *)pub;
 }
+
+/* The current context if it is initialised and not finalised (what front ends may use). */
+static inline struct perfq_gl_ctx *perfq_gl_active_context(void);
 
 /* context.c */
 extern PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
@@ -96,6 +99,38 @@ int perfq_gl_integer_lookup(struct perfq_gl_ctx *ctx, GLenum pname, int64_t *val
 /* entry_points.c: the layer's own function for a GL/EGL/GLX name, or NULL. */
 void (*perfq_gl_entry_point(const char *name))(void);
 
+/* frontend.c: the registry (append-only; entries below the count are stable). */
+int perfq_gl_frontend_count(void);
+const struct perfq_gl_frontend *perfq_gl_frontend_at(int i);
+void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c);
+void perfq_gl_frontends_context_destroyed(struct perfq_gl_ctx *c, int gl_usable);
+void (*perfq_gl_frontend_entry_point(const char *name))(void);
+uint64_t perfq_gl_frontends_live_objects(void);
+/* What registered front ends observe: wrappers test a bit before doing any work for them. */
+#define PERFQ_GL_OBSERVE_OBJECTS 1
+#define PERFQ_GL_OBSERVE_DRAWS 2
+#define PERFQ_GL_OBSERVE_CLEARS 4
+#define PERFQ_GL_OBSERVE_SWAPS 8
+extern int perfq_gl_observing;
+void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call);
+void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function);
+void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask);
+void perfq_gl_observe_swap(struct perfq_gl_ctx *c);
+
+/* share_group.c */
+struct perfq_gl_share_group *perfq_gl_share_group_new(void);
+/* c joins share's group (eglCreateContext's share_context) and leaves its own. */
+void perfq_gl_share_group_join(struct perfq_gl_ctx *c, struct perfq_gl_ctx *share);
+void perfq_gl_share_group_leave(struct perfq_gl_share_group *g);
+void perfq_gl_share_group_create_data(struct perfq_gl_ctx *c, int id,
+                                      const struct perfq_gl_frontend *fe);
+void *perfq_gl_share_group_data(const struct perfq_gl_share_group *g, int id);
+
+/* egl_display.c */
+void perfq_gl_display_destroyed(void *display);
+/* A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
+void perfq_gl_egl_call_wrapped(void);
+
 /* query_virtualization.c */
 void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
 /* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
@@ -103,11 +138,12 @@ void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GL
 
 /* gpu_timer.c */
 void perfq_gl_timer_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
-/* The CLOCK_MONOTONIC time in ns. */
-uint64_t perfq_gl_now_ns(void);
+void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
 
-/* angle_timer_query.c */
-void perfq_gl_angle_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
-int perfq_gl_angle_available(struct perfq_gl_context *ctx);
+static inline struct perfq_gl_ctx *perfq_gl_active_context(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    return c && c->initialized && !c->finalized ? c : NULL;
+}
 
 #endif

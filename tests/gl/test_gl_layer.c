@@ -501,19 +501,26 @@ static void test_timer_service(void **state)
 
 /* ---- hooks ---- */
 static int created_calls, destroyed_calls, destroyed_gl_usable = -1;
-static void *hook_created(struct perfq_gl_context *ctx)
+static void *hook_created(const struct perfq_gl_scope_object *at)
 {
-    (void)ctx;
+    assert_int_equal(at->scope, PERFQ_GL_SCOPE_CONTEXT);
+    assert_non_null(at->ctx);
     created_calls++;
     return &created_calls;
 }
-static void hook_destroyed(struct perfq_gl_context *ctx, void *data, int gl_usable)
+static void hook_destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
 {
-    (void)ctx;
+    assert_non_null(at->ctx);
     assert_ptr_equal(data, &created_calls);
     destroyed_calls++;
     destroyed_gl_usable = gl_usable;
 }
+static const struct perfq_gl_frontend hook_frontend = {
+    .name = "test-context-hooks",
+    .scope = PERFQ_GL_SCOPE_CONTEXT,
+    .created = hook_created,
+    .destroyed = hook_destroyed,
+};
 static int hook_slot = -1;
 
 static void test_context_hooks(void **state)
@@ -526,7 +533,7 @@ static void test_context_hooks(void **state)
     /* Destroyed while current: the hooks run when it is released, with GL usable. */
     assert_int_equal(glt_create(&t2, dpy, kind, 16, 16), 0);
     assert_int_equal(created_calls, created0 + 1);
-    assert_ptr_equal(perfq_gl_context_data(cur(), hook_slot), &created_calls);
+    assert_ptr_equal(perfq_gl_frontend_data(hook_slot, cur()), &created_calls);
     struct perfq_gl_vquery *q = NULL;
     assert_int_equal(perfq_gl_vquery_begin(cur(), samples_target(), 0, &q), PERFQ_OK);
     GLuint a = 0;
@@ -547,7 +554,7 @@ static void test_context_hooks(void **state)
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx);
     perfq_gl_layer_stats(&after);
     assert_int_equal(after.contexts, before.contexts);
-    assert_int_equal(after.angle_queries, before.angle_queries);
+    assert_int_equal(after.frontend_objects, before.frontend_objects);
     assert_int_equal(after.timers, before.timers);
     assert_int_equal(after.vqueries, before.vqueries);
     assert_int_equal(after.program_records, before.program_records);
@@ -655,7 +662,11 @@ static void test_cycles_without_growth(void **state)
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
-    hook_slot = perfq_gl_register_context_hooks("test", hook_created, hook_destroyed);
+    hook_slot = perfq_gl_register_frontend(&hook_frontend);
+    if (hook_slot < 0) {
+        fprintf(stderr, "the test front end could not be registered\n");
+        return 1;
+    }
     if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, W, H) != 0)
         return GLT_SKIP;
     if (!perfq_gl_vquery_target_supported(cur(), samples_target())) {
