@@ -3,7 +3,9 @@
 #   gcc            the whole suite (core, gl on Mesa llvmpipe, cl on PoCL)
 #   clang + ASan + UBSan   the whole suite again
 #   clang + TSan   the threaded tests
-# Installs what it needs first (scripts/install-deps.sh). Ends with "N passed, M failed".
+# Installs what it needs first (scripts/install-deps.sh). Ends with "N passed, M failed,
+# K skipped". With CI=true a skip is a failure unless the test's command declares the piece of the
+# machine it may lack (PERFQ_TEST_MAY_LACK) and the test's output names it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh || exit 1
@@ -42,6 +44,34 @@ run_suite() {   # name, setup args..., then -- and meson test args
     passed=$((passed + ok))
     failed=$((failed + ${fail:-0} + ${timeout:-0} + ${unexpected:-0}))
     skipped=$((skipped + ${skip:-0}))
+    if [ "${CI:-}" = true ] && [ "${skip:-0}" -gt 0 ]; then
+        local refused
+        refused=$(ci_refused_skips "$dir/meson-logs/testlog.json")
+        skipped=$((skipped - refused))
+        failed=$((failed + refused))
+    fi
+}
+
+# In CI nothing a test needs is missing, so a skip is a failure, unless the test's command
+# declares the piece it may lack (PERFQ_TEST_MAY_LACK=piece in its environment: a GPU, a PMU)
+# and its output names that piece. Prints the number of skips refused; names them on stderr.
+ci_refused_skips() {
+    python3 - "$1" <<'PY'
+import json, sys
+refused = 0
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get("result") != "SKIP":
+        continue
+    piece = (t.get("env") or {}).get("PERFQ_TEST_MAY_LACK", "")
+    out = (t.get("stdout") or "") + (t.get("stderr") or "")
+    if piece and piece in out:
+        continue
+    refused += 1
+    sys.stderr.write("CI: %s skipped without naming a piece its command may lack: FAIL\n"
+                     % t.get("name"))
+print(refused)
+PY
 }
 
 # The installed library as a user sees it: meson install, then the README's API example

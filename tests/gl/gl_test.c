@@ -40,6 +40,47 @@ static void load(void)
 #undef GLT_LOAD
 }
 
+static int initialized(EGLDisplay dpy, int (*accept)(EGLDisplay, void *), void *arg)
+{
+    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL))
+        return 0;
+    return !accept || accept(dpy, arg);
+}
+
+EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *arg)
+{
+    const char *ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    const char *want = getenv("GLT_PLATFORM");  /* "device" or "surfaceless": only that one */
+    int devices = !want || strcmp(want, "surfaceless") != 0;
+    int surfaceless = !want || strcmp(want, "device") != 0;
+    if (devices && gpd && ext && strstr(ext, "EGL_EXT_platform_device")) {
+        PFNEGLQUERYDEVICESEXTPROC qd =
+            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+        EGLDeviceEXT devs[16];
+        EGLint n = 0;
+        if (qd && qd(16, devs, &n)) {
+            for (EGLint i = 0; i < n; i++) {
+                EGLDisplay dpy = gpd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
+                if (initialized(dpy, accept, arg))
+                    return dpy;
+            }
+        }
+    }
+    if (surfaceless && gpd && ext && strstr(ext, "EGL_MESA_platform_surfaceless")) {
+        EGLDisplay dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+        if (initialized(dpy, accept, arg))
+            return dpy;
+    }
+    if (!want) {
+        EGLDisplay dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+        if (initialized(dpy, accept, arg))
+            return dpy;
+    }
+    return EGL_NO_DISPLAY;
+}
+
 int glt_open_display(EGLDisplay *out)
 {
     static EGLDisplay cached = EGL_NO_DISPLAY;
@@ -47,35 +88,7 @@ int glt_open_display(EGLDisplay *out)
         *out = cached;
         return 0;
     }
-    const char *ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    const char *want = getenv("GLT_PLATFORM");  /* "device" forces EGL_EXT_platform_device */
-    if (gpd && ext && strstr(ext, "EGL_MESA_platform_surfaceless") &&
-        !(want && strcmp(want, "device") == 0)) {
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
-    if (dpy == EGL_NO_DISPLAY && gpd && ext && strstr(ext, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC qd =
-            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-        EGLDeviceEXT devs[8];
-        EGLint n = 0;
-        if (qd && qd(8, devs, &n)) {
-            for (EGLint i = 0; i < n && dpy == EGL_NO_DISPLAY; i++) {
-                dpy = gpd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
-                if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-                    dpy = EGL_NO_DISPLAY;
-            }
-        }
-    }
-    if (dpy == EGL_NO_DISPLAY) {
-        dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
+    EGLDisplay dpy = glt_choose_display(NULL, NULL);
     if (dpy == EGL_NO_DISPLAY) {
         fprintf(stderr, "no EGL display: skipping\n");
         return GLT_SKIP;
@@ -167,9 +180,13 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
         fprintf(stderr, "no %s context: skipping\n", glt_kind_name(kind));
         return GLT_SKIP;
     }
+    /* The layer wraps eglMakeCurrent and the GL calls below: a failure is a defect, not a
+     * missing piece of the machine. */
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx)) {
+        fprintf(stderr, "FAIL: eglMakeCurrent of a new %s context (0x%x)\n", glt_kind_name(kind),
+                eglGetError());
         eglDestroyContext(dpy, t->ctx);
-        return GLT_SKIP;
+        return 1;
     }
     gl.glGenFramebuffers(1, &t->fbo);
     gl.glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
@@ -196,7 +213,13 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
     gl.glGenVertexArrays(1, &t->vao);
     gl.glBindVertexArray(t->vao);
     gl.glFinish();
-    return gl.glGetError() == GL_NO_ERROR ? 0 : GLT_SKIP;
+    GLenum err = gl.glGetError();
+    if (err != GL_NO_ERROR) {
+        fprintf(stderr, "FAIL: GL error 0x%x setting up the %s context\n", err,
+                glt_kind_name(kind));
+        return 1;
+    }
+    return 0;
 }
 
 void glt_destroy(struct glt *t)

@@ -118,7 +118,13 @@ struct glt {
 enum glt_kind glt_kind_from_args(int argc, char **argv);
 const char *glt_kind_name(enum glt_kind kind);
 
-/* 0, or GLT_SKIP when this machine has no EGL display or no context of that kind. */
+/* The one order every GL test (this harness and tests/gl/intel's) picks its EGL display in: each
+ * EGL device (EGL_EXT_platform_device: the GPUs, and Mesa's software device), then Mesa's
+ * surfaceless platform, then the default display; GLT_PLATFORM=device or =surfaceless keeps
+ * only that kind. Returns the first display that initialises and that accept(dpy, arg) takes
+ * (NULL: any), or EGL_NO_DISPLAY. In gl_display.h too, for harnesses that include only that. */
+EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *arg);
+/* 0, or GLT_SKIP when this machine has no EGL display. */
 int glt_open_display(EGLDisplay *out);
 /* Creates a context (sharing nothing), makes it current, builds the framebuffer and program. */
 int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height);

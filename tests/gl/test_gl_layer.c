@@ -667,8 +667,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "the test front end could not be registered\n");
         return 1;
     }
-    if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, W, H) != 0)
-        return GLT_SKIP;
+    int setup = glt_open_display(&dpy);
+    if (setup == 0)
+        setup = glt_create(&T, dpy, kind, W, H);
+    if (setup != 0)
+        return setup;
     if (!perfq_gl_vquery_target_supported(cur(), samples_target())) {
         fprintf(stderr, "no occlusion queries here: skipping\n");
         return GLT_SKIP;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "intel_test.h"
+#include "../gl_display.h"
 
 static pthread_mutex_t display_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -49,34 +50,29 @@ static EGLContext try_context(EGLDisplay dpy, int kind)
                             : kind == GLTEST_COMPAT ? compat_attribs : core_attribs);
 }
 
-/* The first EGL device (then the surfaceless platform) that creates a context of the API. */
+struct context_choice {
+    int kind;
+    EGLContext ctx;
+};
+
+static int gives_context(EGLDisplay dpy, void *arg)
+{
+    struct context_choice *c = arg;
+    c->ctx = try_context(dpy, c->kind);
+    return c->ctx != EGL_NO_CONTEXT;
+}
+
+/* The first display, in the order every GL test uses (glt_choose_display), that creates a
+ * context of the API. */
 static int open_display(struct gltest *t, int kind)
 {
-    PFNEGLQUERYDEVICESEXTPROC query_devices =
-        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display)
+    struct context_choice c = {kind, EGL_NO_CONTEXT};
+    EGLDisplay dpy = glt_choose_display(gives_context, &c);
+    if (dpy == EGL_NO_DISPLAY)
         return -1;
-    EGLDeviceEXT devices[16];
-    EGLint n = 0;
-    if (!query_devices || !query_devices(16, devices, &n))
-        n = 0;
-    for (EGLint i = 0; i <= n; i++) {
-        EGLDisplay dpy = i < n ? get_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL)
-                               : get_display(EGL_PLATFORM_SURFACELESS_MESA,
-                                             EGL_DEFAULT_DISPLAY, NULL);
-        EGLint major, minor;
-        if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor))
-            continue;
-        EGLContext ctx = try_context(dpy, kind);
-        if (ctx != EGL_NO_CONTEXT) {
-            t->dpy = dpy;
-            t->ctx = ctx;
-            return 0;
-        }
-    }
-    return -1;
+    t->dpy = dpy;
+    t->ctx = c.ctx;
+    return 0;
 }
 
 int gltest_create(struct gltest *t, int kind, int width, int height)
