@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/command_provider.h"
+#include "providers/opencl_command.h"
 #include "cl/layer.h"
 
 struct event_record {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/command_provider.h"
+#include "providers/opencl_command.h"
 #include "cl/layer.h"
 #include <CL/cl_layer.h>
 #include "core/provider.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/command_provider.h"
+#include "providers/opencl_command.h"
 #include "cl/layer.h"
 
 struct perfq_cl_table perfq_cl_queues = PERFQ_CL_TABLE_INIT;

@@ -1,7 +1,7 @@
 /* The built-in providers, in the order they are probed and listed. Adding a source of counters
  * is one file and one line here. */
-#include "cl/command_provider.h"
 #include "core/instance.h"
+#include "providers/opencl_command.h"
 
 extern const struct perfq_provider_ops perfq_host_perf_provider;
 extern const struct perfq_provider_ops perfq_host_rusage_provider;

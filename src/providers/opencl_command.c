@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "cl/command_provider.h"
+#include "providers/opencl_command.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -3,8 +3,8 @@
  * This file knows nothing of OpenCL, so that libperfq itself may list the counters (they are
  * then marked unavailable there: only the OpenCL layer, which sees each command, counts them).
  */
-#ifndef PERFQ_CL_COMMAND_PROVIDER_H
-#define PERFQ_CL_COMMAND_PROVIDER_H
+#ifndef PERFQ_PROVIDERS_OPENCL_COMMAND_H
+#define PERFQ_PROVIDERS_OPENCL_COMMAND_H
 
 #include "core/provider.h"
 
