@@ -37,6 +37,10 @@ typedef void (*perfq_PFNGLENABLEPROC)(GLenum);
 typedef void (*perfq_PFNGLDRAWELEMENTSPROC)(GLenum, GLsizei, GLenum, const void *);
 typedef void (*perfq_PFNGLGENTEXTURESPROC)(GLsizei, GLuint *);
 typedef void (*perfq_PFNGLDELETETEXTURESPROC)(GLsizei, const GLuint *);
+typedef void (*perfq_PFNGLCOPYTEXIMAGE1DPROC)(GLenum, GLint, GLenum, GLint, GLint, GLsizei,
+                                              GLint);
+typedef void (*perfq_PFNGLCOPYTEXIMAGE2DPROC)(GLenum, GLint, GLenum, GLint, GLint, GLsizei,
+                                              GLsizei, GLint);
 typedef void (*perfq_PFNGLTEXIMAGE1DPROC)(GLenum, GLint, GLint, GLsizei, GLint, GLenum, GLenum,
                                           const void *);
 typedef void (*perfq_PFNGLTEXIMAGE2DPROC)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum,
@@ -159,6 +163,35 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC, glRenderbufferStorageMultisample) \
     W(PFNGLNAMEDRENDERBUFFERSTORAGEPROC, glNamedRenderbufferStorage) \
     W(PFNGLNAMEDRENDERBUFFERSTORAGEMULTISAMPLEPROC, glNamedRenderbufferStorageMultisample) \
+    /* more storage calls (observed: GL_NV_query_resource's accounting) */ \
+    W(PFNGLBUFFERDATAARBPROC, glBufferDataARB) \
+    W(PFNGLDELETEBUFFERSARBPROC, glDeleteBuffersARB) \
+    W(PFNGLNAMEDBUFFERDATAEXTPROC, glNamedBufferDataEXT) \
+    W(PFNGLNAMEDBUFFERSTORAGEEXTPROC, glNamedBufferStorageEXT) \
+    W(PFNGLCOMPRESSEDTEXIMAGE1DARBPROC, glCompressedTexImage1DARB) \
+    W(PFNGLCOMPRESSEDTEXIMAGE2DARBPROC, glCompressedTexImage2DARB) \
+    W(PFNGLCOMPRESSEDTEXIMAGE3DARBPROC, glCompressedTexImage3DARB) \
+    W(perfq_PFNGLCOPYTEXIMAGE1DPROC, glCopyTexImage1D) \
+    W(perfq_PFNGLCOPYTEXIMAGE2DPROC, glCopyTexImage2D) \
+    W(PFNGLTEXSTORAGE1DEXTPROC, glTexStorage1DEXT) \
+    W(PFNGLTEXSTORAGE2DEXTPROC, glTexStorage2DEXT) \
+    W(PFNGLTEXSTORAGE3DEXTPROC, glTexStorage3DEXT) \
+    W(PFNGLTEXTUREVIEWPROC, glTextureView) \
+    W(PFNGLTEXBUFFERPROC, glTexBuffer) \
+    W(PFNGLTEXBUFFERARBPROC, glTexBufferARB) \
+    W(PFNGLTEXBUFFEREXTPROC, glTexBufferEXT) \
+    W(PFNGLTEXBUFFERRANGEPROC, glTexBufferRange) \
+    W(PFNGLTEXTUREBUFFERPROC, glTextureBuffer) \
+    W(PFNGLTEXTUREBUFFERRANGEPROC, glTextureBufferRange) \
+    W(PFNGLGENERATEMIPMAPPROC, glGenerateMipmap) \
+    W(PFNGLGENERATEMIPMAPEXTPROC, glGenerateMipmapEXT) \
+    W(PFNGLGENERATETEXTUREMIPMAPPROC, glGenerateTextureMipmap) \
+    W(PFNGLRENDERBUFFERSTORAGEEXTPROC, glRenderbufferStorageEXT) \
+    W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEEXTPROC, glRenderbufferStorageMultisampleEXT) \
+    W(PFNGLDELETERENDERBUFFERSEXTPROC, glDeleteRenderbuffersEXT) \
+    X(PFNGLGETTEXTUREPARAMETERIVPROC, glGetTextureParameteriv) \
+    X(PFNGLGETRENDERBUFFERPARAMETERIVPROC, glGetRenderbufferParameteriv) \
+    X(PFNGLGETNAMEDRENDERBUFFERPARAMETERIVPROC, glGetNamedRenderbufferParameteriv) \
     /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \

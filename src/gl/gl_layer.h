@@ -186,6 +186,15 @@ typedef enum perfq_gl_object_event {
     PERFQ_GL_OBJECT_CREATE = 0,
     PERFQ_GL_OBJECT_ALLOCATE = 1,
     PERFQ_GL_OBJECT_DELETE = 2,
+    /* Textures only (appended; an observer that knows only the three above ignores them):
+     * VIEW: glTextureView made `name` a view of `source` (no storage of its own);
+     * BUFFER_TEXTURE: glTex(ture)Buffer(Range): the texture (by target or `name`) now uses buffer
+     *   object `source`'s storage (0: detached);
+     * MIPMAPS: glGenerateMipmap(EXT) / glGenerateTextureMipmap made levels 1..max of the texture
+     *   (by target or `name`) from its base level. */
+    PERFQ_GL_OBJECT_VIEW = 3,
+    PERFQ_GL_OBJECT_BUFFER_TEXTURE = 4,
+    PERFQ_GL_OBJECT_MIPMAPS = 5,
 } perfq_gl_object_event_t;
 
 struct perfq_gl_object_call {
@@ -205,6 +214,7 @@ struct perfq_gl_object_call {
     GLsizei samples;                /* multisample calls; else 0 */
     GLenum format, type;            /* glTexImage*: the client data's; else 0 */
     int64_t size;                   /* buffers: bytes; glCompressedTexImage*: imageSize; else -1 */
+    GLuint source;                  /* VIEW: the original texture; BUFFER_TEXTURE: the buffer */
 };
 
 /* Observers: called on the program's thread, after the real call, with the current context (a

@@ -324,3 +324,191 @@ void glNamedRenderbufferStorageMultisample(GLuint renderbuffer, GLsizei samples,
              .name = renderbuffer, .levels = 1, .internalformat = internalformat, DIMS(width,
              height, 1), .samples = samples);
 }
+
+/* ---- more storage calls: ARB/EXT aliases, copies, views, buffer textures, mipmaps ---------- */
+
+void glBufferDataARB(GLenum target, GLsizeiptrARB size, const void *data, GLenum usage)
+{
+    OBSERVED(glBufferDataARB, (target, size, data, usage), BUFFER_ALLOC, .target = target,
+             .size = size);
+}
+
+void glDeleteBuffersARB(GLsizei n, const GLuint *names)
+{
+    OBSERVED(glDeleteBuffersARB, (n, names),
+             NAMES(PERFQ_GL_OBJECT_BUFFER, PERFQ_GL_OBJECT_DELETE));
+}
+
+void glNamedBufferDataEXT(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
+{
+    OBSERVED(glNamedBufferDataEXT, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
+             .size = size);
+}
+
+void glNamedBufferStorageEXT(GLuint buffer, GLsizeiptr size, const void *data, GLbitfield flags)
+{
+    OBSERVED(glNamedBufferStorageEXT, (buffer, size, data, flags), BUFFER_ALLOC, .name = buffer,
+             .size = size);
+}
+
+void glCompressedTexImage1DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
+                               GLint border, GLsizei imageSize, const void *data)
+{
+    OBSERVED(glCompressedTexImage1DARB,
+             (target, level, internalformat, width, border, imageSize, data), TEX_ALLOC,
+             .size = imageSize, .target = target, .level = level, .levels = 1,
+             .internalformat = internalformat, DIMS(width, 1, 1));
+}
+
+void glCompressedTexImage2DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
+                               GLsizei height, GLint border, GLsizei imageSize, const void *data)
+{
+    OBSERVED(glCompressedTexImage2DARB,
+             (target, level, internalformat, width, height, border, imageSize, data), TEX_ALLOC,
+             .size = imageSize, .target = target, .level = level, .levels = 1,
+             .internalformat = internalformat, DIMS(width, height, 1));
+}
+
+void glCompressedTexImage3DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
+                               GLsizei height, GLsizei depth, GLint border, GLsizei imageSize,
+                               const void *data)
+{
+    OBSERVED(glCompressedTexImage3DARB,
+             (target, level, internalformat, width, height, depth, border, imageSize, data),
+             TEX_ALLOC, .size = imageSize, .target = target, .level = level, .levels = 1,
+             .internalformat = internalformat, DIMS(width, height, depth));
+}
+
+void glCopyTexImage1D(GLenum target, GLint level, GLenum internalformat, GLint x, GLint y,
+                      GLsizei width, GLint border)
+{
+    OBSERVED(glCopyTexImage1D, (target, level, internalformat, x, y, width, border), TEX_ALLOC,
+             .size = -1, .target = target, .level = level, .levels = 1,
+             .internalformat = internalformat, DIMS(width, 1, 1));
+}
+
+void glCopyTexImage2D(GLenum target, GLint level, GLenum internalformat, GLint x, GLint y,
+                      GLsizei width, GLsizei height, GLint border)
+{
+    OBSERVED(glCopyTexImage2D, (target, level, internalformat, x, y, width, height, border),
+             TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
+             .internalformat = internalformat, DIMS(width, height, 1));
+}
+
+void glTexStorage1DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width)
+{
+    OBSERVED(glTexStorage1DEXT, (target, levels, internalformat, width), TEX_ALLOC, .size = -1,
+             .target = target, .levels = levels, .internalformat = internalformat,
+             DIMS(width, 1, 1));
+}
+
+void glTexStorage2DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width,
+                       GLsizei height)
+{
+    OBSERVED(glTexStorage2DEXT, (target, levels, internalformat, width, height), TEX_ALLOC,
+             .size = -1, .target = target, .levels = levels, .internalformat = internalformat,
+             DIMS(width, height, 1));
+}
+
+void glTexStorage3DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width,
+                       GLsizei height, GLsizei depth)
+{
+    OBSERVED(glTexStorage3DEXT, (target, levels, internalformat, width, height, depth),
+             TEX_ALLOC, .size = -1, .target = target, .levels = levels,
+             .internalformat = internalformat, DIMS(width, height, depth));
+}
+
+#define TEX_EVENT(e) .kind = PERFQ_GL_OBJECT_TEXTURE, .event = (e), DIMS(1, 1, 1), .size = -1
+
+void glTextureView(GLuint texture, GLenum target, GLuint origtexture, GLenum internalformat,
+                   GLuint minlevel, GLuint numlevels, GLuint minlayer, GLuint numlayers)
+{
+    OBSERVED(glTextureView, (texture, target, origtexture, internalformat, minlevel, numlevels,
+                             minlayer, numlayers),
+             TEX_EVENT(PERFQ_GL_OBJECT_VIEW), .name = texture, .target = target,
+             .source = origtexture, .internalformat = internalformat);
+}
+
+void glTexBuffer(GLenum target, GLenum internalformat, GLuint buffer)
+{
+    OBSERVED(glTexBuffer, (target, internalformat, buffer),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .target = target, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glTexBufferARB(GLenum target, GLenum internalformat, GLuint buffer)
+{
+    OBSERVED(glTexBufferARB, (target, internalformat, buffer),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .target = target, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glTexBufferEXT(GLenum target, GLenum internalformat, GLuint buffer)
+{
+    OBSERVED(glTexBufferEXT, (target, internalformat, buffer),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .target = target, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glTexBufferRange(GLenum target, GLenum internalformat, GLuint buffer, GLintptr offset,
+                      GLsizeiptr size)
+{
+    OBSERVED(glTexBufferRange, (target, internalformat, buffer, offset, size),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .target = target, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glTextureBuffer(GLuint texture, GLenum internalformat, GLuint buffer)
+{
+    OBSERVED(glTextureBuffer, (texture, internalformat, buffer),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .name = texture, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glTextureBufferRange(GLuint texture, GLenum internalformat, GLuint buffer, GLintptr offset,
+                          GLsizeiptr size)
+{
+    OBSERVED(glTextureBufferRange, (texture, internalformat, buffer, offset, size),
+             TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .name = texture, .source = buffer,
+             .internalformat = internalformat);
+}
+
+void glGenerateMipmap(GLenum target)
+{
+    OBSERVED(glGenerateMipmap, (target), TEX_EVENT(PERFQ_GL_OBJECT_MIPMAPS), .target = target);
+}
+
+void glGenerateMipmapEXT(GLenum target)
+{
+    OBSERVED(glGenerateMipmapEXT, (target), TEX_EVENT(PERFQ_GL_OBJECT_MIPMAPS),
+             .target = target);
+}
+
+void glGenerateTextureMipmap(GLuint texture)
+{
+    OBSERVED(glGenerateTextureMipmap, (texture), TEX_EVENT(PERFQ_GL_OBJECT_MIPMAPS),
+             .name = texture);
+}
+
+void glRenderbufferStorageEXT(GLenum target, GLenum internalformat, GLsizei width,
+                              GLsizei height)
+{
+    OBSERVED(glRenderbufferStorageEXT, (target, internalformat, width, height), RB_ALLOC,
+             .target = target, .levels = 1, .internalformat = internalformat,
+             DIMS(width, height, 1));
+}
+
+void glRenderbufferStorageMultisampleEXT(GLenum target, GLsizei samples, GLenum internalformat,
+                                         GLsizei width, GLsizei height)
+{
+    OBSERVED(glRenderbufferStorageMultisampleEXT,
+             (target, samples, internalformat, width, height), RB_ALLOC, .target = target,
+             .levels = 1, .internalformat = internalformat, DIMS(width, height, 1),
+             .samples = samples);
+}
+
+void glDeleteRenderbuffersEXT(GLsizei n, const GLuint *names)
+{
+    OBSERVED(glDeleteRenderbuffersEXT, (n, names),
+             NAMES(PERFQ_GL_OBJECT_RENDERBUFFER, PERFQ_GL_OBJECT_DELETE));
+}

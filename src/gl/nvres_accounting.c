@@ -20,6 +20,7 @@ struct object {
     uint64_t *images;               /* textures: [faces * PERFQ_NVRES_MAX_LEVELS] bytes */
     uint32_t view_of;               /* views: the texture whose storage they share */
     uint32_t views;                 /* textures: live views of this one */
+    uint32_t target;                /* textures made by CreateTextures: their target */
     /* level 0 of the texture, for GenerateMipmap */
     int has_base;
     struct perfq_nvres_format base_fmt;
@@ -352,6 +353,24 @@ void perfq_nvres_texture_view(struct perfq_nvres_group *g, uint32_t name, uint32
             orig->views++;
     }
     pthread_mutex_unlock(&g->lock);
+}
+
+void perfq_nvres_texture_created(struct perfq_nvres_group *g, uint32_t name, uint32_t target)
+{
+    pthread_mutex_lock(&g->lock);
+    struct object *o = get(g, PERFQ_NVRES_TEXTURE, name);
+    if (o)
+        o->target = target;
+    pthread_mutex_unlock(&g->lock);
+}
+
+uint32_t perfq_nvres_texture_target(struct perfq_nvres_group *g, uint32_t name)
+{
+    pthread_mutex_lock(&g->lock);
+    struct object *o = lookup(g, PERFQ_NVRES_TEXTURE, name);
+    uint32_t t = o ? o->target : 0;
+    pthread_mutex_unlock(&g->lock);
+    return t;
 }
 
 void perfq_nvres_texture_buffer(struct perfq_nvres_group *g, uint32_t name)

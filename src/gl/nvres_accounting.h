@@ -61,6 +61,10 @@ void perfq_nvres_texture_storage(struct perfq_nvres_group *g, uint32_t name,
 void perfq_nvres_texture_generate_mipmap(struct perfq_nvres_group *g, uint32_t name, int32_t tag);
 /* TextureView: `name` shares `origin`'s storage and holds none itself. */
 void perfq_nvres_texture_view(struct perfq_nvres_group *g, uint32_t name, uint32_t origin);
+/* CreateTextures: `name` was created for `target` (kept for TextureStorage* calls whose target
+ * the driver does not report); perfq_nvres_texture_target returns it, or 0. */
+void perfq_nvres_texture_created(struct perfq_nvres_group *g, uint32_t name, uint32_t target);
+uint32_t perfq_nvres_texture_target(struct perfq_nvres_group *g, uint32_t name);
 /* TexBuffer / TextureBuffer: the texture's storage is a buffer object's (counted there). */
 void perfq_nvres_texture_buffer(struct perfq_nvres_group *g, uint32_t name);
 

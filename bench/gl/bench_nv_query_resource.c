@@ -1,0 +1,167 @@
+/*
+ * GL_NV_query_resource benchmarks (issue 8), side by side in one process (llvmpipe here, NVIDIA on
+ * the GPU machine). The layer's sources are compiled in, so that the driver's own functions
+ * (perfq_gl_dispatch()) and the layer's wrappers run the same work.
+ *
+ * (1) glBufferData of 64 KiB (with data) through the layer (accounting: the checked call, the
+ *     binding lookup, the table update) against the driver's glBufferData. Target: < 2% added.
+ * (2) glTexImage2D of 64 KiB (128x128 RGBA8, with data), the same way. Target: < 2% added.
+ * (3) glQueryResourceNV(tagId -1: every tag) with 10,000 live objects and 100 tags: the size query
+ *     and the write, per call. Target: < 100 us.
+ * Alternating blocks; medians of the per-block means. No assertions: it prints ratios.
+ * Usage: bench-nv-query-resource [--gles|--core] [blocks]
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_test.h"
+#include "gl/layer_internal.h"
+#include "gl/nv_query_resource.h"
+
+#define MAX_BLOCKS 64
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static struct glt T;
+static unsigned char pixels[64 * 1024];
+
+typedef void (*t_teximage2d)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum,
+                             const void *);
+
+/* calls: glBufferData of 64 KiB on one buffer, n times (re-specification: the table entry is
+ * replaced, as a streaming program does). */
+static double block_buffer(int calls, int wrapped)
+{
+    const struct perfq_gl_dispatch *real = perfq_gl_dispatch();
+    PFNGLBUFFERDATAPROC fn = wrapped ? glBufferData : real->glBufferData;
+    gl.glFinish();
+    uint64_t t0 = glt_now_ns();
+    for (int i = 0; i < calls; i++)
+        fn(GL_ARRAY_BUFFER, sizeof pixels, pixels, GL_STREAM_DRAW);
+    gl.glFinish();
+    return (double)(glt_now_ns() - t0) / calls;
+}
+
+static double block_texture(int calls, int wrapped)
+{
+    const struct perfq_gl_dispatch *real = perfq_gl_dispatch();
+    t_teximage2d fn = wrapped ? glTexImage2D : real->glTexImage2D;
+    gl.glFinish();
+    uint64_t t0 = glt_now_ns();
+    for (int i = 0; i < calls; i++)
+        fn(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    gl.glFinish();
+    return (double)(glt_now_ns() - t0) / calls;
+}
+
+static void side_by_side(const char *what, double (*block)(int, int), int calls, int blocks)
+{
+    double w[MAX_BLOCKS], r[MAX_BLOCKS];
+    block(calls / 4, 0);
+    block(calls / 4, 1);
+    for (int b = 0; b < blocks; b++) {
+        if (b % 2) {
+            r[b] = block(calls, 0);
+            w[b] = block(calls, 1);
+        } else {
+            w[b] = block(calls, 1);
+            r[b] = block(calls, 0);
+        }
+    }
+    double mr = median(r, blocks), mw = median(w, blocks);
+    printf("%s driver %9.1f ns/call, through the layer %9.1f ns/call: ratio %.4f, the layer adds"
+           " %.2f%% (target < 2%%)\n", what, mr, mw, mw / mr, (mw - mr) / mr * 100.0);
+}
+
+static void bench_query(int blocks)
+{
+    /* 10,000 live objects: 5,000 buffers, 4,000 textures, 1,000 renderbuffers, spread over 100
+     * tags (and untagged ones). */
+    enum { BUFFERS = 5000, TEXTURES = 4000, RENDERBUFFERS = 1000, TAGS = 100 };
+    static GLuint b[BUFFERS], t[TEXTURES], rb[RENDERBUFFERS];
+    GLint tags[TAGS];
+    glGenQueryResourceTagNV(TAGS, tags);
+    gl.glGenBuffers(BUFFERS, b);
+    glGenTextures(TEXTURES, t);
+    gl.glGenRenderbuffers(RENDERBUFFERS, rb);
+    char name[32];
+    for (int i = 0; i < BUFFERS + TEXTURES + RENDERBUFFERS; i++) {
+        if (i % 100 == 0) {
+            snprintf(name, sizeof name, "subsystem-%d", i / 100);
+            glQueryResourceTagNV(tags[i / 100], name);
+        }
+        if (i < BUFFERS) {
+            gl.glBindBuffer(GL_ARRAY_BUFFER, b[i]);
+            glBufferData(GL_ARRAY_BUFFER, 256 + i, NULL, GL_STATIC_DRAW);
+        } else if (i < BUFFERS + TEXTURES) {
+            glBindTexture(GL_TEXTURE_2D, t[i - BUFFERS]);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        } else {
+            gl.glBindRenderbuffer(GL_RENDERBUFFER, rb[i - BUFFERS - TEXTURES]);
+            glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 4, 4);
+        }
+    }
+    glQueryResourceTagNV(0, NULL);
+    GLint need = glQueryResourceNV(GL_QUERY_RESOURCE_TYPE_VIDMEM_ALLOC_NV, -1, 0, NULL);
+    GLint *buf = malloc((size_t)need * sizeof *buf);
+    double us[MAX_BLOCKS];
+    int calls = 200;
+    for (int k = 0; k < blocks; k++) {
+        uint64_t t0 = glt_now_ns();
+        for (int i = 0; i < calls; i++) {
+            GLint n = glQueryResourceNV(GL_QUERY_RESOURCE_TYPE_VIDMEM_ALLOC_NV, -1, 0, NULL);
+            glQueryResourceNV(GL_QUERY_RESOURCE_TYPE_VIDMEM_ALLOC_NV, -1, (GLuint)n, buf);
+        }
+        us[k] = (double)(glt_now_ns() - t0) / calls / 1000.0;
+    }
+    printf("(3) glQueryResourceNV(-1) size query + write, %d live objects, %d tags, %d ints:"
+           " %.1f us/query (median of %d blocks; target < 100 us); report: %d allocations, %d KiB,"
+           " vidmemFree %d KiB\n", BUFFERS + TEXTURES + RENDERBUFFERS, TAGS, need,
+           median(us, blocks), blocks, buf[5], buf[6], buf[7]);
+    free(buf);
+    gl.glDeleteBuffers(BUFFERS, b);
+    glDeleteTextures(TEXTURES, t);
+    gl.glDeleteRenderbuffers(RENDERBUFFERS, rb);
+    glDeleteQueryResourceTagNV(TAGS, tags);
+}
+
+int main(int argc, char **argv)
+{
+    enum glt_kind kind = glt_kind_from_args(argc, argv);
+    int blocks = 15;
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] != '-')
+            blocks = atoi(argv[i]);
+    if (blocks < 1 || blocks > MAX_BLOCKS)
+        blocks = 15;
+    EGLDisplay dpy;
+    if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, 64, 64) != 0)
+        return GLT_SKIP;
+    printf("bench-nv-query-resource: %s, %s | %s, %d blocks\n", glt_kind_name(kind),
+           gl.glGetString(GL_RENDERER), gl.glGetString(GL_VERSION), blocks);
+    memset(pixels, 0x5a, sizeof pixels);
+    GLuint buffer, texture;
+    gl.glGenBuffers(1, &buffer);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    side_by_side("(1) glBufferData 64 KiB ", block_buffer, 2000, blocks);
+    side_by_side("(2) glTexImage2D 64 KiB ", block_texture, 1000, blocks);
+    bench_query(blocks);
+    gl.glDeleteBuffers(1, &buffer);
+    glDeleteTextures(1, &texture);
+    glt_destroy(&T);
+    return 0;
+}

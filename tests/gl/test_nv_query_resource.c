@@ -1,0 +1,748 @@
+/*
+ * GL_NV_query_resource(_tag) through the layer, as an unmodified program uses it (every function
+ * from eglGetProcAddress), on llvmpipe (compat, core, GLES 3): exact KiB of known allocations of
+ * each object type, deletion and re-specification, refused calls leaving the accounting alone,
+ * tags (attribution, tagId -1/0/positive/unknown, rename, delete, tagging off, ids never reused),
+ * share groups (counted once; contexts destroyed with objects alive), every error clause, and
+ * for every report: the NULL-buffer size equal to the ints written, a canary past them intact,
+ * a buffer one int short left untouched, and the decoder walking it to its end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_test.h"
+#include "gl/gl_layer.h"
+#include "gl/nvres_report.h"
+
+#define MIB (1024 * 1024)
+#define VIDMEM 0x9540
+#define OBJ_TEXTURE 0x9545
+#define OBJ_RENDERBUFFER 0x9546
+#define OBJ_BUFFER 0x9547
+
+static enum glt_kind kind;
+static EGLDisplay dpy;
+static EGLConfig config = EGL_NO_CONFIG_KHR;
+static EGLContext main_ctx;
+
+typedef void (*t_teximage2d)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum,
+                             const void *);
+typedef void (*t_gentextures)(GLsizei, GLuint *);
+typedef void (*t_bindtexture)(GLenum, GLuint);
+typedef void (*t_deletetextures)(GLsizei, const GLuint *);
+
+static struct {
+    PFNGLQUERYRESOURCENVPROC query;
+    PFNGLGENQUERYRESOURCETAGNVPROC gen;
+    PFNGLDELETEQUERYRESOURCETAGNVPROC del;
+    PFNGLQUERYRESOURCETAGNVPROC tag;
+    t_teximage2d tex_image_2d;
+    t_gentextures gen_textures;
+    t_bindtexture bind_texture;
+    t_deletetextures delete_textures;
+    PFNGLTEXIMAGE3DPROC tex_image_3d;
+    PFNGLTEXSTORAGE2DPROC tex_storage_2d;
+    PFNGLTEXSTORAGE3DPROC tex_storage_3d;
+    PFNGLCOMPRESSEDTEXIMAGE2DPROC compressed_2d;
+    PFNGLGENERATEMIPMAPPROC generate_mipmap;
+    PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC rb_storage_ms;
+    PFNGLGETRENDERBUFFERPARAMETERIVPROC get_rb_param;
+    PFNGLTEXTUREVIEWPROC texture_view;
+    PFNGLTEXBUFFERPROC tex_buffer;
+    PFNGLBUFFERSTORAGEPROC buffer_storage;
+    PFNGLNAMEDBUFFERDATAPROC named_buffer_data;
+    PFNGLCREATEBUFFERSPROC create_buffers;
+    PFNGLTEXTURESTORAGE2DPROC texture_storage_2d;
+    PFNGLCREATETEXTURESPROC create_textures;
+} f;
+
+#define LOAD(member, name) f.member = (__typeof__(f.member))eglGetProcAddress(name)
+
+static void load(void)
+{
+    LOAD(query, "glQueryResourceNV");
+    LOAD(gen, "glGenQueryResourceTagNV");
+    LOAD(del, "glDeleteQueryResourceTagNV");
+    LOAD(tag, "glQueryResourceTagNV");
+    LOAD(tex_image_2d, "glTexImage2D");
+    LOAD(gen_textures, "glGenTextures");
+    LOAD(bind_texture, "glBindTexture");
+    LOAD(delete_textures, "glDeleteTextures");
+    LOAD(tex_image_3d, "glTexImage3D");
+    LOAD(tex_storage_2d, "glTexStorage2D");
+    LOAD(tex_storage_3d, "glTexStorage3D");
+    LOAD(compressed_2d, "glCompressedTexImage2D");
+    LOAD(generate_mipmap, "glGenerateMipmap");
+    LOAD(rb_storage_ms, "glRenderbufferStorageMultisample");
+    LOAD(get_rb_param, "glGetRenderbufferParameteriv");
+    LOAD(texture_view, "glTextureView");
+    LOAD(tex_buffer, "glTexBuffer");
+    LOAD(buffer_storage, "glBufferStorage");
+    LOAD(named_buffer_data, "glNamedBufferData");
+    LOAD(create_buffers, "glCreateBuffers");
+    LOAD(texture_storage_2d, "glTextureStorage2D");
+    LOAD(create_textures, "glCreateTextures");
+}
+
+/* A context of this run's kind, sharing with `share` (or nothing), made current. */
+static EGLContext make_context(EGLContext share)
+{
+    EGLint attrs[16], n = 0;
+    if (kind == GLT_GLES3) {
+        eglBindAPI(EGL_OPENGL_ES_API);
+        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
+        attrs[n++] = 3;
+    } else {
+        eglBindAPI(EGL_OPENGL_API);
+        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
+        attrs[n++] = kind == GLT_CORE ? 4 : 3;
+        attrs[n++] = EGL_CONTEXT_MINOR_VERSION;
+        attrs[n++] = kind == GLT_CORE ? 5 : 0;
+        if (kind == GLT_CORE) {
+            attrs[n++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
+            attrs[n++] = EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
+        }
+    }
+    attrs[n++] = EGL_NONE;
+    EGLContext c = eglCreateContext(dpy, config, share, attrs);
+    if (c != EGL_NO_CONTEXT && !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
+        eglDestroyContext(dpy, c);
+        c = EGL_NO_CONTEXT;
+    }
+    return c;
+}
+
+static void make_current(EGLContext c)
+{
+    assert_true(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c));
+}
+
+static int version_at_least(int major, int minor)
+{
+    GLint ma = 0, mi = 0;
+    gl.glGetIntegerv(GL_MAJOR_VERSION, &ma);
+    gl.glGetIntegerv(GL_MINOR_VERSION, &mi);
+    return ma > major || (ma == major && mi >= minor);
+}
+
+/* ---- reports ---- */
+
+struct rep {
+    struct perfq_nvres_decoded d;
+    int32_t ints[512];
+    int n;
+};
+
+/* Queries a report with every check that holds for all of them: size query == ints written,
+ * a canary past them intact, no GL error, a buffer one int short untouched (0, INVALID_VALUE),
+ * the decoder walking exactly to the end. */
+static void query(GLint tag_id, struct rep *r)
+{
+    GLint need = f.query(VIDMEM, tag_id, 0, NULL);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(need >= 9 && need < 500);
+    GLint *b = malloc((size_t)(need + 16) * sizeof *b);
+    for (int i = 0; i < need + 16; i++)
+        b[i] = 0x7f7f7f7f;
+    GLint wrote = f.query(VIDMEM, tag_id, (GLuint)need + 16, b);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(wrote, need);
+    for (int i = need; i < need + 16; i++)
+        assert_int_equal(b[i], 0x7f7f7f7f);
+    GLint *s = malloc((size_t)need * sizeof *s);
+    for (int i = 0; i < need; i++)
+        s[i] = 0x5a5a5a5a;
+    assert_int_equal(f.query(VIDMEM, tag_id, (GLuint)need - 1, s), 0);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    for (int i = 0; i < need; i++)
+        assert_int_equal(s[i], 0x5a5a5a5a);
+    free(s);
+    memcpy(r->ints, b, (size_t)need * sizeof *b);
+    r->n = need;
+    free(b);
+    assert_int_equal(perfq_nvres_report_decode(r->ints, (size_t)r->n, &r->d), 0);
+    assert_int_equal(r->d.ints_walked, r->n);
+    assert_int_equal(r->d.version, 2);
+    assert_int_equal(r->d.n_devices, 1);
+    assert_int_equal(r->d.has_tag_section, tag_id != 0);
+    /* the device totals are the sums of the details */
+    int32_t allocs = 0, kib = 0;
+    for (int j = 0; j < r->d.devices[0].n_details; j++) {
+        allocs += r->d.devices[0].details[j].allocs;
+        kib += r->d.devices[0].details[j].kib;
+        assert_true(r->d.devices[0].details[j].allocs > 0);
+    }
+    assert_int_equal(r->d.devices[0].allocs, allocs);
+    assert_int_equal(r->d.devices[0].kib, kib);
+}
+
+static void rep_free(struct rep *r)
+{
+    perfq_nvres_decoded_free(&r->d);
+}
+
+/* allocs and KiB of one object type in a report (0, 0 when it has no detail block) */
+static void type_in(const struct rep *r, int32_t obj, int32_t *allocs, int32_t *kib)
+{
+    *allocs = *kib = 0;
+    for (int j = 0; j < r->d.devices[0].n_details; j++) {
+        if (r->d.devices[0].details[j].obj_type == obj) {
+            *allocs = r->d.devices[0].details[j].allocs;
+            *kib = r->d.devices[0].details[j].kib;
+        }
+    }
+}
+
+static void expect_type(int32_t obj, int32_t allocs, int32_t kib)
+{
+    struct rep r;
+    query(0, &r);
+    int32_t a, k;
+    type_in(&r, obj, &a, &k);
+    assert_int_equal(a, allocs);
+    assert_int_equal(k, kib);
+    rep_free(&r);
+}
+
+static const struct perfq_nvres_decoded_tag *tag_in(const struct rep *r, int32_t id)
+{
+    for (int k = 0; k < r->d.n_tags; k++)
+        if (r->d.tags[k].id == id)
+            return &r->d.tags[k];
+    return NULL;
+}
+
+/* Each test runs in a fresh context of its own (so nothing else is in its share group). */
+static EGLContext test_ctx;
+
+static int setup_each(void **state)
+{
+    (void)state;
+    test_ctx = make_context(EGL_NO_CONTEXT);
+    assert_true(test_ctx != EGL_NO_CONTEXT);
+    glt_error();
+    return 0;
+}
+
+static int teardown_each(void **state)
+{
+    (void)state;
+    make_current(main_ctx);
+    eglDestroyContext(dpy, test_ctx);
+    return 0;
+}
+
+static GLuint buffer(GLsizeiptr size)
+{
+    GLuint b = 0;
+    gl.glGenBuffers(1, &b);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, b);
+    gl.glBufferData(GL_ARRAY_BUFFER, size, NULL, GL_STATIC_DRAW);
+    return b;
+}
+
+static GLuint texture_2d(GLsizei w, GLsizei h)
+{
+    GLuint t = 0;
+    f.gen_textures(1, &t);
+    f.bind_texture(GL_TEXTURE_2D, t);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    return t;
+}
+
+static GLuint renderbuffer(GLsizei w, GLsizei h)
+{
+    GLuint rb = 0;
+    gl.glGenRenderbuffers(1, &rb);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, rb);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+    return rb;
+}
+
+/* ---- tests ---- */
+
+static void test_extension_and_entry_points(void **state)
+{
+    (void)state;
+    assert_true(glt_has_extension("GL_NV_query_resource"));
+    assert_true(glt_has_extension("GL_NV_query_resource_tag"));
+    assert_non_null(f.query);
+    assert_non_null(f.gen);
+    assert_non_null(f.del);
+    assert_non_null(f.tag);
+    /* an empty share group: header, device block, no details */
+    struct rep r;
+    query(0, &r);
+    assert_int_equal(r.n, 9);
+    const int32_t head[] = {3, 2, 1, 6, 6, 0, 0};
+    assert_memory_equal(r.ints, head, sizeof head);
+    assert_int_equal(r.ints[8], 0);
+    rep_free(&r);
+}
+
+static void test_known_allocations(void **state)
+{
+    (void)state;
+    /* two 8 MiB buffers: 16384 KiB and 2 allocations */
+    GLuint b1 = buffer(8 * MIB), b2 = buffer(8 * MIB);
+    expect_type(OBJ_BUFFER, 2, 16384);
+    /* a 1024x1024 RGBA8 texture, level 0: 4096 KiB */
+    GLuint t = texture_2d(1024, 1024);
+    expect_type(OBJ_TEXTURE, 1, 4096);
+    /* its full mip chain (GenerateMipmap): a third more, 5592404 bytes rounded up once */
+    f.generate_mipmap(GL_TEXTURE_2D);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    expect_type(OBJ_TEXTURE, 1, 5462);
+    /* the same chain as immutable storage */
+    GLuint s = 0;
+    f.gen_textures(1, &s);
+    f.bind_texture(GL_TEXTURE_2D, s);
+    f.tex_storage_2d(GL_TEXTURE_2D, 11, GL_RGBA8, 1024, 1024);
+    expect_type(OBJ_TEXTURE, 2, 2 * 5462);
+    /* a 2048x2048 RGBA8 renderbuffer: 16384 KiB */
+    GLuint rb = renderbuffer(2048, 2048);
+    expect_type(OBJ_RENDERBUFFER, 1, 16384);
+    struct rep r;
+    query(0, &r);
+    assert_int_equal(r.d.devices[0].allocs, 5);
+    assert_int_equal(r.d.devices[0].kib, 16384 + 2 * 5462 + 16384);
+    /* detail blocks in token order: texture, renderbuffer, buffer object */
+    assert_int_equal(r.d.devices[0].n_details, 3);
+    assert_int_equal(r.d.devices[0].details[0].obj_type, OBJ_TEXTURE);
+    assert_int_equal(r.d.devices[0].details[1].obj_type, OBJ_RENDERBUFFER);
+    assert_int_equal(r.d.devices[0].details[2].obj_type, OBJ_BUFFER);
+    assert_int_equal(r.ints[9 + 1], 0x9542);       /* memType: vidmem */
+    rep_free(&r);
+    GLuint bs[2] = {b1, b2}, ts[2] = {t, s};
+    gl.glDeleteBuffers(2, bs);
+    f.delete_textures(2, ts);
+    gl.glDeleteRenderbuffers(1, &rb);
+    query(0, &r);
+    assert_int_equal(r.n, 9);
+    rep_free(&r);
+}
+
+static void test_shapes(void **state)
+{
+    (void)state;
+    GLuint t[4];
+    f.gen_textures(4, t);
+    /* a cube map, face by face: one allocation of 6 x 64 KiB */
+    f.bind_texture(GL_TEXTURE_CUBE_MAP, t[0]);
+    for (int face = 0; face < 6; face++)
+        f.tex_image_2d(GL_TEXTURE_CUBE_MAP_POSITIVE_X + (GLenum)face, 0, GL_RGBA8, 128, 128, 0,
+                       GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 6 * 64);
+    /* a 2D array: 8 layers of 64x64 RGBA8, 2 levels (layers never halve) */
+    f.bind_texture(GL_TEXTURE_2D_ARRAY, t[1]);
+    f.tex_storage_3d(GL_TEXTURE_2D_ARRAY, 2, GL_RGBA8, 64, 64, 8);
+    expect_type(OBJ_TEXTURE, 2, 6 * 64 + 8 * 16 + 8 * 4);
+    /* 3D: 32x32x32 R8 by TexImage3D (32 KiB) */
+    f.bind_texture(GL_TEXTURE_3D, t[2]);
+    f.tex_image_3d(GL_TEXTURE_3D, 0, GL_R8, 32, 32, 32, 0, GL_RED, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 3, 6 * 64 + 8 * 16 + 8 * 4 + 32);
+    /* compressed: ETC2 RGBA8 256x256, 16 bytes per 4x4 block = 64 KiB, by its imageSize */
+    f.bind_texture(GL_TEXTURE_2D, t[3]);
+    GLsizei size = (256 / 4) * (256 / 4) * 16;
+    void *zeros = calloc(1, (size_t)size);
+    f.compressed_2d(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGBA8_ETC2_EAC, 256, 256, 0, size, zeros);
+    free(zeros);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    expect_type(OBJ_TEXTURE, 4, 6 * 64 + 8 * 16 + 8 * 4 + 32 + 64);
+    /* multisample renderbuffer: the samples the driver gave */
+    GLuint rb;
+    gl.glGenRenderbuffers(1, &rb);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, rb);
+    f.rb_storage_ms(GL_RENDERBUFFER, 4, GL_RGBA8, 256, 256);
+    GLint samples = 0;
+    f.get_rb_param(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &samples);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(samples >= 4);
+    expect_type(OBJ_RENDERBUFFER, 1, 256 * samples);
+    /* depth-stencil renderbuffer: 4 bytes per pixel */
+    GLuint ds;
+    gl.glGenRenderbuffers(1, &ds);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, ds);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, 512, 512);
+    expect_type(OBJ_RENDERBUFFER, 2, 256 * samples + 1024);
+    f.delete_textures(4, t);
+    gl.glDeleteRenderbuffers(1, &rb);
+    gl.glDeleteRenderbuffers(1, &ds);
+    expect_type(OBJ_TEXTURE, 0, 0);
+    expect_type(OBJ_RENDERBUFFER, 0, 0);
+}
+
+/* Views and buffer textures hold no storage of their own; DSA calls name their object. */
+static void test_views_buffer_textures_dsa(void **state)
+{
+    (void)state;
+    int views = kind != GLT_GLES3 && version_at_least(4, 3);
+    int tbo = kind != GLT_GLES3 ? version_at_least(3, 1) : version_at_least(3, 2);
+    int dsa = kind != GLT_GLES3 && version_at_least(4, 5);
+    /* every kind runs at least the buffer textures part: llvmpipe has GL 4.5 and GLES 3.2 */
+    assert_true(tbo);
+    GLuint t = 0;
+    f.gen_textures(1, &t);
+    f.bind_texture(GL_TEXTURE_2D, t);
+    f.tex_storage_2d(GL_TEXTURE_2D, 1, GL_RGBA8, 512, 512);
+    if (views) {
+        GLuint v = 0;
+        f.gen_textures(1, &v);
+        f.texture_view(v, GL_TEXTURE_2D, t, GL_RGBA8, 0, 1, 0, 1);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 1, 1024);
+        /* the original deleted: GL keeps its storage for the view, still counted once */
+        f.delete_textures(1, &t);
+        expect_type(OBJ_TEXTURE, 1, 1024);
+        f.delete_textures(1, &v);
+    } else {
+        f.delete_textures(1, &t);
+    }
+    expect_type(OBJ_TEXTURE, 0, 0);
+    GLuint b = buffer(64 * 1024), bt = 0;
+    f.gen_textures(1, &bt);
+    f.bind_texture(GL_TEXTURE_BUFFER, bt);
+    f.tex_buffer(GL_TEXTURE_BUFFER, GL_RGBA8, b);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    expect_type(OBJ_TEXTURE, 0, 0);
+    expect_type(OBJ_BUFFER, 1, 64);
+    f.delete_textures(1, &bt);
+    gl.glDeleteBuffers(1, &b);
+    if (dsa) {
+        GLuint nb = 0, nt = 0;
+        f.create_buffers(1, &nb);
+        f.named_buffer_data(nb, 3 * MIB, NULL, GL_STATIC_DRAW);
+        f.create_textures(GL_TEXTURE_CUBE_MAP, 1, &nt);
+        f.texture_storage_2d(nt, 1, GL_RGBA8, 64, 64);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_BUFFER, 1, 3072);
+        expect_type(OBJ_TEXTURE, 1, 6 * 16);    /* the texture's target: a cube map */
+        gl.glDeleteBuffers(1, &nb);
+        f.delete_textures(1, &nt);
+    }
+    if (kind == GLT_CORE || version_at_least(4, 4)) {
+        GLuint sb = 0;
+        gl.glGenBuffers(1, &sb);
+        gl.glBindBuffer(GL_COPY_WRITE_BUFFER, sb);
+        f.buffer_storage(GL_COPY_WRITE_BUFFER, 5000, NULL, 0);
+        expect_type(OBJ_BUFFER, 1, 5);          /* 5000 bytes: 5 KiB rounded up */
+        gl.glDeleteBuffers(1, &sb);
+    }
+    expect_type(OBJ_BUFFER, 0, 0);
+}
+
+static void test_respecify_and_refused_calls(void **state)
+{
+    (void)state;
+    GLuint b = buffer(4 * MIB);
+    gl.glBufferData(GL_ARRAY_BUFFER, 4 * MIB, NULL, GL_STREAM_DRAW);     /* orphaning */
+    expect_type(OBJ_BUFFER, 1, 4096);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STATIC_DRAW);     /* smaller */
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* refused by the driver: the program gets the driver's error, the accounting is unchanged */
+    gl.glBufferData(GL_ARRAY_BUFFER, -1, NULL, GL_STATIC_DRAW);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    gl.glBufferData(0x1234, 64, NULL, GL_STATIC_DRAW);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    GLuint t = texture_2d(256, 256);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 512, 512, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 1024);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, -4, 512, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    expect_type(OBJ_TEXTURE, 1, 1024);
+    /* immutable storage cannot be re-specified: the driver refuses, nothing changes */
+    GLuint s = 0;
+    f.gen_textures(1, &s);
+    f.bind_texture(GL_TEXTURE_2D, s);
+    f.tex_storage_2d(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64);
+    f.tex_storage_2d(GL_TEXTURE_2D, 1, GL_RGBA8, 128, 128);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    expect_type(OBJ_TEXTURE, 2, 1024 + 16);
+    /* a proxy allocates nothing */
+    if (kind != GLT_GLES3) {
+        f.tex_image_2d(GL_PROXY_TEXTURE_2D, 0, GL_RGBA8, 64, 64, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                       NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 2, 1024 + 16);
+    }
+    /* deleting names never used, and 0, is harmless */
+    GLuint junk[3] = {0, 4000, 4001};
+    gl.glDeleteBuffers(3, junk);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    gl.glDeleteBuffers(1, &b);
+    f.delete_textures(1, &t);
+    f.delete_textures(1, &s);
+    expect_type(OBJ_BUFFER, 0, 0);
+    expect_type(OBJ_TEXTURE, 0, 0);
+}
+
+/* The oracle probe's sequence (shared/oracle/nv_query_resource_probe.c), checked against the
+ * spec rather than against the NVIDIA driver's answers where those fail it. */
+static void test_probe_sequence_tags(void **state)
+{
+    (void)state;
+    GLint tags[3] = {0, 0, 0};
+    f.gen(3, tags);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(tags[0] == 1 && tags[1] == 2 && tags[2] == 3);
+    f.tag(tags[0], "textures");
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint tex[3];
+    for (int i = 0; i < 3; i++)
+        tex[i] = texture_2d(1024, 1024);
+    f.tag(tags[1], "buffers");
+    GLuint bufs[2] = {buffer(8 * MIB), buffer(8 * MIB)};
+    f.tag(tags[2], NULL);
+    GLuint rb = renderbuffer(2048, 2048);
+    f.tag(0, NULL);                                         /* tagging off */
+    GLuint ub = buffer(4 * MIB);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+
+    struct rep r;
+    query(-1, &r);                                          /* every tag */
+    assert_int_equal(r.d.devices[0].allocs, 7);
+    assert_int_equal(r.d.devices[0].kib, 12288 + 16384 + 20480);
+    assert_int_equal(r.d.n_tags, 3);
+    const struct perfq_nvres_decoded_tag *t0 = tag_in(&r, 1), *t1 = tag_in(&r, 2),
+                                         *t2 = tag_in(&r, 3);
+    assert_true(t0 && t1 && t2);
+    assert_true(t0->allocs == 3 && t0->kib == 12288 && t0->has_string);
+    assert_string_equal(t0->string, "textures");
+    assert_true(t1->allocs == 2 && t1->kib == 16384);
+    assert_string_equal(t1->string, "buffers");
+    assert_true(t2->allocs == 1 && t2->kib == 16384 && !t2->has_string);
+    assert_int_equal(t0->dev, 0);
+    rep_free(&r);
+
+    query(tags[1], &r);                                     /* that tag only */
+    assert_int_equal(r.d.n_tags, 1);
+    assert_int_equal(r.d.tags[0].id, 2);
+    assert_int_equal(r.d.tags[0].kib, 16384);
+    rep_free(&r);
+    query(0, &r);                                           /* no tag section */
+    assert_int_equal(r.n, 3 + 6 + 15);
+    rep_free(&r);
+    query(999, &r);                                         /* unknown: tagCount 0 */
+    assert_int_equal(r.n, 3 + 6 + 15 + 1);
+    assert_int_equal(r.ints[r.n - 1], 0);
+    rep_free(&r);
+    query(-2, &r);                                          /* not -1, not an id: the same */
+    assert_int_equal(r.d.n_tags, 0);
+    assert_true(r.d.has_tag_section);
+    rep_free(&r);
+
+    f.tag(tags[0], "textures-renamed");                     /* a new string replaces */
+    query(tags[0], &r);
+    assert_string_equal(r.d.tags[0].string, "textures-renamed");
+    assert_int_equal(r.ints[3 + 21 + 1 + 5], 5);            /* 17 bytes: 5 ints */
+    rep_free(&r);
+    f.tag(tags[0], NULL);                                   /* NULL keeps it */
+    f.tag(0, NULL);
+    query(tags[0], &r);
+    assert_string_equal(r.d.tags[0].string, "textures-renamed");
+    rep_free(&r);
+
+    f.del(1, &tags[1]);                                     /* deleted: never reported */
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    query(-1, &r);
+    assert_int_equal(r.d.n_tags, 2);
+    assert_null(tag_in(&r, 2));
+    assert_int_equal(r.d.devices[0].kib, 12288 + 16384 + 20480);   /* its objects still count */
+    rep_free(&r);
+    query(tags[1], &r);
+    assert_int_equal(r.d.n_tags, 0);
+    rep_free(&r);
+    f.tag(tags[1], "again");                                /* a deleted id is not usable */
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+
+    gl.glDeleteBuffers(2, bufs);
+    expect_type(OBJ_BUFFER, 1, 4096);
+    GLint more[2];
+    f.gen(2, more);
+    assert_true(more[0] == 4 && more[1] == 5);              /* never reused */
+    f.delete_textures(3, tex);
+    gl.glDeleteRenderbuffers(1, &rb);
+    gl.glDeleteBuffers(1, &ub);
+}
+
+static void test_tag_attribution_and_current_tag(void **state)
+{
+    (void)state;
+    GLint a = 0, b = 0;
+    f.gen(1, &a);
+    f.gen(1, &b);
+    f.tag(a, "a");
+    GLuint x = buffer(1 * MIB);
+    f.tag(b, "b");
+    gl.glBindBuffer(GL_ARRAY_BUFFER, x);
+    gl.glBufferData(GL_ARRAY_BUFFER, 2 * MIB, NULL, GL_STATIC_DRAW);   /* re-specified: moves */
+    struct rep r;
+    query(-1, &r);
+    assert_int_equal(tag_in(&r, a)->allocs, 0);
+    assert_int_equal(tag_in(&r, a)->kib, 0);
+    assert_int_equal(tag_in(&r, b)->kib, 2048);
+    rep_free(&r);
+    /* deleting the current tag turns tagging off for this context */
+    f.del(1, &b);
+    GLuint y = buffer(1 * MIB);
+    query(-1, &r);
+    assert_int_equal(r.d.n_tags, 1);
+    assert_int_equal(tag_in(&r, a)->kib, 0);
+    rep_free(&r);
+    GLuint xs[2] = {x, y};
+    gl.glDeleteBuffers(2, xs);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    GLint ids[2] = {0, 0};
+    /* Gen: n < 0 (NVIDIA: INVALID_VALUE); NULL ids with n > 0 */
+    f.gen(-1, ids);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    f.gen(1, NULL);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    f.gen(0, NULL);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* Delete: n < 0 */
+    f.del(-1, ids);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    f.del(1, NULL);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    /* QueryResourceTag: never generated (NVIDIA: INVALID_OPERATION), negative */
+    f.tag(12345, "never generated");
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    f.tag(-1, NULL);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    f.gen(1, ids);
+    f.tag(ids[0], NULL);                    /* generated: fine, with or without a string */
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* QueryResource: unknown queryType (INVALID_ENUM, 0) */
+    assert_int_equal(f.query(0x1234, -1, 0, NULL), 0);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    /* a buffer too small: 0, INVALID_VALUE, nothing written (count 4 as in the probe, and 0) */
+    GLint s[8];
+    for (int i = 0; i < 8; i++)
+        s[i] = 0x11111111;
+    assert_int_equal(f.query(VIDMEM, -1, 4, s), 0);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    assert_int_equal(f.query(VIDMEM, 0, 0, s), 0);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(s[i], 0x11111111);
+    /* GL's first-error rule: the program's earlier error comes first */
+    gl.glBindBuffer(0x1234, 0);
+    assert_int_equal(f.query(0x1234, 0, 0, NULL), 0);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    f.tag(777, NULL);
+    gl.glBindBuffer(0x1234, 0);
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
+    glt_error();
+}
+
+static void test_share_groups(void **state)
+{
+    (void)state;
+    struct perfq_gl_layer_stats s0, s1;
+    perfq_gl_layer_stats(&s0);
+    EGLContext a = test_ctx;
+    GLuint b = buffer(2 * MIB);
+    GLint tg = 0;
+    f.gen(1, &tg);
+    EGLContext share = make_context(a);                 /* shares a's objects */
+    assert_true(share != EGL_NO_CONTEXT);
+    expect_type(OBJ_BUFFER, 1, 2048);                   /* counted once, in the share group */
+    GLuint c = buffer(1 * MIB);
+    f.tag(tg, "shared tag");                            /* tags are the group's */
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    EGLContext other = make_context(EGL_NO_CONTEXT);    /* shares nothing */
+    assert_true(other != EGL_NO_CONTEXT);
+    expect_type(OBJ_BUFFER, 0, 0);
+    make_current(a);
+    expect_type(OBJ_BUFFER, 2, 3072);
+    perfq_gl_layer_stats(&s1);
+    assert_int_equal(s1.frontend_objects, s0.frontend_objects + 1);   /* + other's */
+    /* the context that made them is destroyed: the objects live on in the group */
+    make_current(share);
+    eglDestroyContext(dpy, a);
+    expect_type(OBJ_BUFFER, 2, 3072);
+    gl.glDeleteBuffers(1, &b);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* the group's last context destroyed with objects alive: its table goes with it */
+    make_current(other);
+    eglDestroyContext(dpy, share);
+    perfq_gl_layer_stats(&s1);
+    assert_int_equal(s1.frontend_objects, s0.frontend_objects);   /* a's gone, other's in */
+    (void)c;
+    test_ctx = other;                                   /* teardown destroys it */
+}
+
+static void test_many_cycles_no_growth(void **state)
+{
+    (void)state;
+    struct perfq_gl_layer_stats s0, s1;
+    make_current(main_ctx);
+    perfq_gl_layer_stats(&s0);
+    for (int i = 0; i < 50; i++) {
+        EGLContext c = make_context(EGL_NO_CONTEXT);
+        assert_true(c != EGL_NO_CONTEXT);
+        buffer(4096);
+        texture_2d(16, 16);
+        GLint t;
+        f.gen(1, &t);
+        f.tag(t, "cycle");
+        make_current(main_ctx);
+        eglDestroyContext(dpy, c);
+    }
+    perfq_gl_layer_stats(&s1);
+    assert_int_equal(s1.frontend_objects, s0.frontend_objects);
+    assert_int_equal(s1.contexts, s0.contexts);
+    make_current(test_ctx);
+}
+
+int main(int argc, char **argv)
+{
+    kind = glt_kind_from_args(argc, argv);
+    struct glt t;
+    if (glt_open_display(&dpy) != 0 || glt_create(&t, dpy, kind, 64, 64) != 0)
+        return GLT_SKIP;
+    main_ctx = t.ctx;
+    const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
+    if (!ext || !strstr(ext, "EGL_KHR_no_config_context")) {
+        EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                           kind == GLT_GLES3 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
+        EGLint nc = 0;
+        if (!eglChooseConfig(dpy, cattrs, &config, 1, &nc) || nc < 1)
+            return GLT_SKIP;
+    }
+    load();
+    printf("# %s: %s | %s\n", glt_kind_name(kind), gl.glGetString(GL_RENDERER),
+           gl.glGetString(GL_VERSION));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_extension_and_entry_points, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_known_allocations, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_shapes, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_views_buffer_textures_dsa, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_respecify_and_refused_calls, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_probe_sequence_tags, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_tag_attribution_and_current_tag, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_errors, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_share_groups, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_many_cycles_no_growth, setup_each, teardown_each),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    glt_destroy(&t);
+    return rc;
+}
