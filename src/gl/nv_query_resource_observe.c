@@ -65,11 +65,11 @@ static GLuint object_of(struct perfq_gl_context *ctx, const struct perfq_gl_obje
                  : c->target == GL_RENDERBUFFER ? GL_RENDERBUFFER_BINDING : 0;
     if (!pname || !ctx->gl->glGetIntegerv)
         return 0;
+    /* Not bracketed: the driver just accepted a call on this target, so its binding exists in
+     * this context and the query cannot raise an error (two glGetError calls saved per
+     * allocation: bench-nv-query-resource). */
     GLint v = 0;
-    perfq_gl_error_guard_begin(ctx);
     ctx->gl->glGetIntegerv(pname, &v);
-    if (perfq_gl_error_guard_end(ctx) != GL_NO_ERROR)
-        v = 0;
     return (GLuint)v;
 }
 
