@@ -351,7 +351,7 @@ uint64_t perfq_gl_now_ns(void);
  * Valid once the result is ready. */
 int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 
-/* ---- Diagnostics (exported for tests) ------------------------------------------------------ */
+/* ---- Diagnostics (exported by the test build, libperfq-gl-test.so; hidden in the shipped one) */
 
 struct perfq_gl_layer_stats {
     uint64_t contexts;          /* live contexts the layer tracks */
