@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gl/gl_layer.h"
+#include "gl/gl_memory_provider.h"
 #include "gl/gl_provider.h"
 #include "gl/intel_performance_query.h"
 
@@ -41,9 +42,10 @@ static void host_flush(void *arg)
 
 static perfq_status_t host_open(void *arg, perfq_t **pq)
 {
-    const struct perfq_provider_ops *providers[] = {&perfq_gl_provider};
-    void *args[] = {arg};
-    return perfq__open_with(providers, args, 1, 1, pq);
+    /* "gl-memory" (GL_NV_query_resource's accounting) takes the same link: the context. */
+    const struct perfq_provider_ops *providers[] = {&perfq_gl_provider, &perfq_gl_memory_provider};
+    void *args[] = {arg, arg};
+    return perfq__open_with(providers, args, 2, 1, pq);
 }
 
 static int take_over(void)

@@ -71,6 +71,8 @@ static const struct type_map type_maps[] = {
      pipeline_counters, ARRAY_SIZE(pipeline_counters), 1},
     {INTEL_TYPE_GPU_TIME, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-timer"},
      timer_counters, ARRAY_SIZE(timer_counters), 1},
+    /* GL_NV_query_resource's accounting (gl_memory_provider.c), counters under catalog names */
+    {INTEL_TYPE_GL_MEMORY, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-memory"}, NULL, 0, 1},
     {INTEL_TYPE_HOST_CPU, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL,
      {"clock", "host", "host-hw", "rusage", "proc-io"},
      host_counters, ARRAY_SIZE(host_counters), 1},

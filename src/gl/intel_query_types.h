@@ -28,6 +28,7 @@
 #define INTEL_TYPE_PIPELINE_STATISTICS "Pipeline Statistics"
 #define INTEL_TYPE_GPU_TIME "GPU Time"
 #define INTEL_TYPE_HOST_CPU "Host CPU"
+#define INTEL_TYPE_GL_MEMORY "GL Memory"
 
 struct intel_counter {
     const char *name;            /* points into the catalog or the mapping table */

@@ -51,6 +51,12 @@ struct perfq_nvres_group *perfq_nv_query_resource_table(void *group_data)
     return group_data ? ((struct nv_group *)group_data)->acc : NULL;
 }
 
+struct perfq_nvres_group *perfq_nv_query_resource_group(struct perfq_gl_context *ctx)
+{
+    struct nv_group *g = group_of(ctx);
+    return g ? g->acc : NULL;
+}
+
 int32_t perfq_nv_query_resource_current_tag(struct perfq_gl_context *ctx)
 {
     struct nv_ctx *n = nv(ctx);

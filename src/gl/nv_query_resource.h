@@ -14,6 +14,8 @@ struct perfq_nvres_group;
 
 /* The accounting table in a share group's front-end data (the observer's `data`). */
 struct perfq_nvres_group *perfq_nv_query_resource_table(void *group_data);
+/* The accounting table of the context's share group (NULL before its first make-current). */
+struct perfq_nvres_group *perfq_nv_query_resource_group(struct perfq_gl_context *ctx);
 /* The context's current tag (glQueryResourceTagNV; 0 = tagging off). */
 int32_t perfq_nv_query_resource_current_tag(struct perfq_gl_context *ctx);
 /* The object observer (nv_query_resource_observe.c): storage calls into the share group's table. */

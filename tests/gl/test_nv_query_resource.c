@@ -685,6 +685,96 @@ static void test_share_groups(void **state)
     test_ctx = other;                                   /* teardown destroys it */
 }
 
+/* The same numbers through GL_INTEL_performance_query's "GL Memory" query type (the catalog
+ * group gl-memory): levels at the end of the query. */
+static uint64_t intel_counter(GLuint qid, const unsigned char *data, const char *name)
+{
+    PFNGLGETPERFQUERYINFOINTELPROC info =
+        (PFNGLGETPERFQUERYINFOINTELPROC)eglGetProcAddress("glGetPerfQueryInfoINTEL");
+    PFNGLGETPERFCOUNTERINFOINTELPROC cinfo =
+        (PFNGLGETPERFCOUNTERINFOINTELPROC)eglGetProcAddress("glGetPerfCounterInfoINTEL");
+    GLuint size = 0, n = 0, inst = 0, caps = 0;
+    char qname[256];
+    info(qid, sizeof qname, qname, &size, &n, &inst, &caps);
+    for (GLuint c = 1; c <= n; c++) {
+        char cname[256], desc[1024];
+        GLuint offset = 0, dsize = 0, type = 0, dtype = 0;
+        GLuint64 raw_max = 0;
+        cinfo(qid, c, sizeof cname, cname, sizeof desc, desc, &offset, &dsize, &type, &dtype,
+              &raw_max);
+        if (strcmp(cname, name) == 0) {
+            assert_int_equal(dsize, 8);
+            uint64_t v;
+            memcpy(&v, data + offset, sizeof v);
+            return v;
+        }
+    }
+    fail_msg("no counter %s in GL Memory", name);
+    return 0;
+}
+
+static void test_intel_gl_memory(void **state)
+{
+    (void)state;
+    PFNGLGETPERFQUERYIDBYNAMEINTELPROC by_name =
+        (PFNGLGETPERFQUERYIDBYNAMEINTELPROC)eglGetProcAddress("glGetPerfQueryIdByNameINTEL");
+    PFNGLCREATEPERFQUERYINTELPROC create =
+        (PFNGLCREATEPERFQUERYINTELPROC)eglGetProcAddress("glCreatePerfQueryINTEL");
+    PFNGLBEGINPERFQUERYINTELPROC begin =
+        (PFNGLBEGINPERFQUERYINTELPROC)eglGetProcAddress("glBeginPerfQueryINTEL");
+    PFNGLENDPERFQUERYINTELPROC end =
+        (PFNGLENDPERFQUERYINTELPROC)eglGetProcAddress("glEndPerfQueryINTEL");
+    PFNGLGETPERFQUERYDATAINTELPROC get =
+        (PFNGLGETPERFQUERYDATAINTELPROC)eglGetProcAddress("glGetPerfQueryDataINTEL");
+    PFNGLDELETEPERFQUERYINTELPROC del =
+        (PFNGLDELETEPERFQUERYINTELPROC)eglGetProcAddress("glDeletePerfQueryINTEL");
+    PFNGLGETPERFQUERYINFOINTELPROC info =
+        (PFNGLGETPERFQUERYINFOINTELPROC)eglGetProcAddress("glGetPerfQueryInfoINTEL");
+    assert_true(glt_has_extension("GL_INTEL_performance_query"));
+    GLuint qid = 0, h = 0;
+    by_name((GLchar *)"GL Memory", &qid);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(qid != 0);
+    GLint tg = 0;
+    f.gen(1, &tg);
+    f.tag(tg, "intel");
+    create(qid, &h);
+    begin(h);
+    GLuint b1 = buffer(8 * MIB), b2 = buffer(8 * MIB);
+    GLuint t = texture_2d(1024, 1024);
+    GLuint rb = renderbuffer(2048, 2048);
+    end(h);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint size = 0, n = 0, inst = 0, caps = 0;
+    char qname[256];
+    info(qid, sizeof qname, qname, &size, &n, &inst, &caps);
+    assert_string_equal(qname, "GL Memory");
+    unsigned char *data = calloc(1, size);
+    GLuint written = 0;
+    get(h, GL_PERFQUERY_WAIT_INTEL, size, data, &written);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(written, size);
+    assert_int_equal(intel_counter(qid, data, "buffer-allocations"), 2);
+    assert_int_equal(intel_counter(qid, data, "buffer-kib"), 16384);
+    assert_int_equal(intel_counter(qid, data, "texture-kib"), 4096);
+    assert_int_equal(intel_counter(qid, data, "renderbuffer-kib"), 16384);
+    assert_int_equal(intel_counter(qid, data, "allocations"), 4);
+    assert_int_equal(intel_counter(qid, data, "kib"), 16384 + 4096 + 16384);
+    assert_int_equal(intel_counter(qid, data, "current-tag-allocations"), 4);
+    assert_int_equal(intel_counter(qid, data, "current-tag-kib"), 16384 + 4096 + 16384);
+    /* llvmpipe's video memory is system memory (/proc/meminfo): there is some, and free <= total */
+    uint64_t total = intel_counter(qid, data, "device-total-kib");
+    uint64_t free_kib = intel_counter(qid, data, "device-free-kib");
+    assert_true(total > 0 && free_kib > 0 && free_kib <= total);
+    free(data);
+    del(h);
+    f.tag(0, NULL);
+    GLuint bs[2] = {b1, b2};
+    gl.glDeleteBuffers(2, bs);
+    f.delete_textures(1, &t);
+    gl.glDeleteRenderbuffers(1, &rb);
+}
+
 static void test_many_cycles_no_growth(void **state)
 {
     (void)state;
@@ -740,6 +830,7 @@ int main(int argc, char **argv)
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_errors, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_share_groups, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_intel_gl_memory, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_many_cycles_no_growth, setup_each, teardown_each),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,13 +48,13 @@ static void test_every_id_invalid(void **state)
     assert_int_equal(h, 1234);
 }
 
-/* PERFQ_DISABLE = every built-in group, and the GL provider's. */
+/* PERFQ_DISABLE = every built-in group, and the GL providers' (gl, gl-memory). */
 static int disable_everything(void)
 {
     perfq_t *pq;
     if (perfq_open(&pq) != PERFQ_OK)
         return -1;
-    static char list[4096] = "gl,gl-pipeline,gl-timer";
+    static char list[4096] = "gl,gl-pipeline,gl-timer,gl-memory";
     uint32_t n = 0;
     perfq_group_count(pq, &n);
     for (uint32_t g = 0; g < n; g++) {
