@@ -40,4 +40,5 @@ void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out)
     out->vqueries = atomic_load(&perfq_gl_vq_live_vqueries);
     out->segments = atomic_load(&perfq_gl_vq_live_segments);
     out->program_records = atomic_load(&perfq_gl_vq_live_records);
+    out->vquery_links = atomic_load(&perfq_gl_vq_links);
 }

@@ -352,6 +352,8 @@ uint64_t perfq_gl_now_ns(void);
 int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 
 /* ---- Diagnostics (exported by the test build, libperfq-gl-test.so; hidden in the shipped one) */
+/* Fields are only added at the end; tests/gl/glx_app.c keeps a copy (it finds the function with
+ * dlsym): change both together. */
 
 struct perfq_gl_layer_stats {
     uint64_t contexts;          /* live contexts the layer tracks */
@@ -361,6 +363,8 @@ struct perfq_gl_layer_stats {
     uint64_t timers;            /* live timer objects */
     uint64_t fences_pending;    /* fences the helper threads have not stamped yet */
     uint64_t frontend_objects;  /* objects front ends hold for the program (live_objects) */
+    uint64_t vquery_links;      /* references logical queries hold on their slots' shared
+                                 * pieces: at most 2 per query (issue 14 item 3) */
 };
 PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
 

@@ -34,17 +34,13 @@ static void drop_record(struct perfq_gl_ctx *c, GLuint id)
         return;
     if (rec->active) {
         struct perfq_gl_vq_slot *sl = &c->vq->slots[rec->slot];
-        for (struct perfq_gl_vquery **p = &sl->active; *p; p = &(*p)->next_active)
-            if (*p == rec) {
-                *p = rec->next_active;
-                break;
-            }
+        perfq_gl_vq_remove_active(sl, rec);
         sl->prog_rec = NULL;
         sl->prog_name = 0;
         rec->active = 0;
         rec->ended = 1;
         perfq_gl_error_guard_begin(&c->pub);
-        perfq_gl_vq_rotate(c, rec->slot);
+        perfq_gl_vq_rotate(c, rec->slot, NULL, rec);
         perfq_gl_error_guard_end(&c->pub);
     }
     perfq_gl_error_guard_begin(&c->pub);
@@ -125,16 +121,15 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
      * covers no commands) and the rest is covered by shared segments. */
     perfq_gl_error_guard_begin(&c->pub);
     perfq_gl_vq_end_driver(c, sl->seg_target, sl->index);
-    struct perfq_gl_segment *ended = sl->cur;
-    sl->cur = NULL;
+    sl->cur = NULL;     /* still queued: the active logical queries cover it */
     perfq_gl_error_guard_end(&c->pub);
-    (void)ended;    /* still referenced by the active logical queries */
 
     perfq_gl_call_checked_begin(c);
     call_begin(target, index, id, b, bi);
     GLenum err = perfq_gl_call_checked_end(c);
 
     perfq_gl_error_guard_begin(&c->pub);
+    struct perfq_gl_vquery *joining = NULL;
     if (err == GL_NO_ERROR) {
         call_end(target, index, e, ei);
         drop_record(c, id);
@@ -149,8 +144,8 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
             rec->native = id;
             if (perfq_gl_name_table_put(&c->vq->records, id, rec) == 0) {
                 atomic_fetch_add(&perfq_gl_vq_live_records, 1);
-                rec->next_active = sl->active;
-                sl->active = rec;
+                perfq_gl_vq_add_active(sl, rec);
+                joining = rec;
                 sl->prog_rec = rec;
                 sl->prog_name = id;
                 sl->prog_target = target;
@@ -159,7 +154,7 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
             }
         }
     }
-    perfq_gl_vq_rotate(c, slot);
+    perfq_gl_vq_rotate(c, slot, joining, NULL);
     perfq_gl_error_guard_end(&c->pub);
 }
 
@@ -179,18 +174,13 @@ static void end_common(GLenum target, GLuint index, end_fn e, end_indexed_fn ei)
         return;
     }
     struct perfq_gl_vquery *rec = sl->prog_rec;
-    for (struct perfq_gl_vquery **p = &sl->active; *p; p = &(*p)->next_active)
-        if (*p == rec) {
-            *p = rec->next_active;
-            break;
-        }
-    rec->next_active = NULL;
+    perfq_gl_vq_remove_active(sl, rec);
     rec->active = 0;
     rec->ended = 1;
     sl->prog_rec = NULL;
     sl->prog_name = 0;
     perfq_gl_error_guard_begin(&c->pub);
-    perfq_gl_vq_rotate(c, slot);
+    perfq_gl_vq_rotate(c, slot, NULL, rec);
     perfq_gl_error_guard_end(&c->pub);
 }
 

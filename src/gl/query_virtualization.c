@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments, perfq_gl_vq_live_records;
+atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments, perfq_gl_vq_live_records,
+    perfq_gl_vq_links;
 
 static const GLenum pipeline_targets[11] = {
     GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
@@ -218,7 +219,33 @@ void perfq_gl_read_query(struct perfq_gl_ctx *c, GLuint name, GLenum pname, GLui
         gl->glBindBuffer(GL_QUERY_BUFFER, (GLuint)buffer);
 }
 
-/* ---- segments ---- */
+/* ---- segments and marks: the slot's queue ---- */
+
+static void queue_append(struct perfq_gl_vq_slot *sl, struct perfq_gl_segment *it)
+{
+    it->prev = sl->tail;
+    it->next = NULL;
+    if (sl->tail)
+        sl->tail->next = it;
+    else
+        sl->head = it;
+    sl->tail = it;
+    it->queued = 1;
+}
+
+static void queue_unlink(struct perfq_gl_vq_slot *sl, struct perfq_gl_segment *it)
+{
+    if (it->prev)
+        it->prev->next = it->next;
+    else
+        sl->head = it->next;
+    if (it->next)
+        it->next->prev = it->prev;
+    else
+        sl->tail = it->prev;
+    it->prev = it->next = NULL;
+    it->queued = 0;
+}
 
 static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
 {
@@ -240,18 +267,14 @@ static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq
         }
         atomic_fetch_add(&perfq_gl_vq_live_segments, 1);
     }
-    seg->next = NULL;
-    seg->refs = 0;
-    seg->done = 0;
-    seg->value = 0;
+    seg->next = seg->prev = NULL;
     return seg;
 }
 
-static void segment_unref(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
-                          struct perfq_gl_segment *seg, int gl_usable)
+/* A segment off the queue: back to the pool, or deleted. */
+static void segment_free(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
+                         struct perfq_gl_segment *seg, int gl_usable)
 {
-    if (--seg->refs > 0 || seg == sl->cur)
-        return;
     if (gl_usable && sl->pool_n < PERFQ_GL_VQ_POOL_MAX) {
         seg->next = sl->pool;
         sl->pool = seg;
@@ -265,31 +288,124 @@ static void segment_unref(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
     atomic_fetch_sub(&perfq_gl_vq_live_segments, 1);
 }
 
-static int add_segment(struct perfq_gl_vquery *q, struct perfq_gl_segment *seg)
+/* The mark at the queue's end (shared with whoever took it in the same rotation). Where nothing
+ * is queued, every segment so far was read: its value is the running sum now. */
+static struct perfq_gl_segment *mark_take(struct perfq_gl_vq_slot *sl)
 {
-    if (q->n_segs == q->cap_segs) {
-        size_t cap = q->cap_segs ? q->cap_segs * 2 : 4;
-        struct perfq_gl_segment **n = realloc(q->segs, cap * sizeof *n);
-        if (!n)
-            return -1;
-        q->segs = n;
-        q->cap_segs = cap;
+    struct perfq_gl_segment *m = sl->tail;
+    if (m && m->mark) {
+        m->refs++;
+    } else {
+        m = calloc(1, sizeof *m);
+        if (!m)
+            return NULL;
+        m->mark = 1;
+        m->refs = 1;
+        m->serial = sl->serial;
+        if (sl->head)
+            queue_append(sl, m);
+        else
+            m->value = sl->sum;
     }
-    q->segs[q->n_segs++] = seg;
-    seg->refs++;
-    return 0;
+    atomic_fetch_add(&perfq_gl_vq_links, 1);
+    return m;
 }
 
-void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot)
+/* While no logical query is active on the slot, the segments after its last pending mark are
+ * in nobody's interval: they are dropped unread. */
+static void queue_trim(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl, int gl_usable)
+{
+    if (sl->active)
+        return;
+    while (sl->tail && !sl->tail->mark) {
+        struct perfq_gl_segment *seg = sl->tail;
+        queue_unlink(sl, seg);
+        segment_free(c, sl, seg, gl_usable);
+    }
+}
+
+static void mark_put(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
+                     struct perfq_gl_segment *m, int gl_usable)
+{
+    if (!m)
+        return;
+    atomic_fetch_sub(&perfq_gl_vq_links, 1);
+    if (--m->refs > 0)
+        return;
+    if (m->queued)
+        queue_unlink(sl, m);
+    free(m);
+    queue_trim(c, sl, gl_usable);
+}
+
+/* Reads the queue up to `target` (a mark): each segment is read once, added to the running sum
+ * and recycled; each mark passed gets the sum as its value. wait 0: PERFQ_NOT_READY unless the
+ * newest segment before target is available (the driver's ordering makes the older ones so). */
+static perfq_status_t queue_resolve(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
+                                    struct perfq_gl_segment *target, int wait)
+{
+    if (!target->queued)
+        return PERFQ_OK;
+    if (!wait) {
+        struct perfq_gl_segment *last = target->prev;
+        while (last && last->mark)
+            last = last->prev;
+        if (last) {
+            GLuint64 avail = 0;
+            perfq_gl_read_query(c, last->name, GL_QUERY_RESULT_AVAILABLE, &avail);
+            if (!avail)
+                return PERFQ_NOT_READY;
+        }
+    }
+    while (target->queued) {
+        struct perfq_gl_segment *it = sl->head;
+        queue_unlink(sl, it);
+        if (it->mark) {
+            it->value = sl->sum;
+            continue;
+        }
+        GLuint64 v = 0;
+        perfq_gl_read_query(c, it->name, GL_QUERY_RESULT, &v);
+        sl->sum += v;
+        segment_free(c, sl, it, 1);
+    }
+    return PERFQ_OK;
+}
+
+void perfq_gl_vq_add_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q)
+{
+    q->prev_active = NULL;
+    q->next_active = sl->active;
+    if (sl->active)
+        sl->active->prev_active = q;
+    sl->active = q;
+}
+
+void perfq_gl_vq_remove_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q)
+{
+    if (q->prev_active)
+        q->prev_active->next_active = q->next_active;
+    else if (sl->active == q)
+        sl->active = q->next_active;
+    else
+        return;     /* not on the list */
+    if (q->next_active)
+        q->next_active->prev_active = q->prev_active;
+    q->next_active = q->prev_active = NULL;
+}
+
+void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot, struct perfq_gl_vquery *joining,
+                        struct perfq_gl_vquery *leaving)
 {
     struct perfq_gl_vq_slot *sl = &c->vq->slots[slot];
     if (sl->cur) {
-        struct perfq_gl_segment *old = sl->cur;
         perfq_gl_vq_end_driver(c, sl->seg_target, sl->index);
-        sl->cur = NULL;
-        if (old->refs == 0)
-            segment_unref(c, sl, (old->refs++, old), 1);
+        sl->cur = NULL;     /* stays queued until read or trimmed */
     }
+    if (leaving)
+        leaving->end = mark_take(sl);
+    if (joining)
+        joining->start = mark_take(sl);
     if (!sl->active)
         return;
     struct perfq_gl_segment *seg = segment_get(c, sl);
@@ -297,19 +413,8 @@ void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot)
         return;     /* out of memory: the active queries miss this stretch */
     perfq_gl_vq_begin_driver(c, sl->seg_target, sl->index, seg->name);
     sl->cur = seg;
-    for (struct perfq_gl_vquery *q = sl->active; q; q = q->next_active)
-        add_segment(q, seg);
-}
-
-static void remove_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q)
-{
-    for (struct perfq_gl_vquery **p = &sl->active; *p; p = &(*p)->next_active) {
-        if (*p == q) {
-            *p = q->next_active;
-            q->next_active = NULL;
-            return;
-        }
-    }
+    queue_append(sl, seg);
+    sl->serial++;
 }
 
 void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
@@ -327,16 +432,17 @@ void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
     rec->slot = slot;
     rec->name = sl->prog_name;
     rec->native = sl->prog_name;
-    /* End the program's own driver query: it is the record's first piece. */
+    /* End the program's own driver query: it is the record's first piece. The layer has no
+     * segment active here (the slot was idle), so the record's start mark is the queue's end. */
     perfq_gl_vq_end_driver(c, sl->prog_target, sl->index);
+    rec->start = mark_take(sl);
     struct perfq_gl_vquery *old = perfq_gl_name_table_remove(&c->vq->records, rec->name);
     if (old)
         perfq_gl_vq_release(c, old);
     perfq_gl_name_table_put(&c->vq->records, rec->name, rec);
     atomic_fetch_add(&perfq_gl_vq_live_records, 1);
     sl->prog_rec = rec;
-    rec->next_active = sl->active;
-    sl->active = rec;
+    perfq_gl_vq_add_active(sl, rec);
 }
 
 static perfq_status_t read_piece(struct perfq_gl_ctx *c, GLuint name, int *done, GLuint64 *value,
@@ -360,18 +466,18 @@ perfq_status_t perfq_gl_vq_value(struct perfq_gl_ctx *c, struct perfq_gl_vquery 
 {
     if (q->active || !q->ended)
         return PERFQ_ESTATE;
+    if (!q->start || !q->end)
+        return PERFQ_ENOMEM;    /* a mark could not be made: the interval is unknown */
     /* Newest piece first: when it is available, the driver's ordering makes the older ones so. */
-    for (size_t i = q->n_segs; i-- > 0;) {
-        struct perfq_gl_segment *seg = q->segs[i];
-        if (read_piece(c, seg->name, &seg->done, &seg->value, wait) == PERFQ_NOT_READY)
-            return PERFQ_NOT_READY;
-    }
+    perfq_status_t st = queue_resolve(c, &c->vq->slots[q->slot], q->end, wait);
+    if (st != PERFQ_OK)
+        return st;
     if (q->native && read_piece(c, q->native, &q->native_done, &q->native_value, wait) ==
         PERFQ_NOT_READY)
         return PERFQ_NOT_READY;
-    GLuint64 sum = q->native ? q->native_value : 0;
-    for (size_t i = 0; i < q->n_segs; i++)
-        sum += q->segs[i]->value;
+    /* The start mark is before the end mark in the queue: resolved too. Unsigned differences
+     * stay right when the running sum wraps. */
+    GLuint64 sum = (q->native ? q->native_value : 0) + (q->end->value - q->start->value);
     *value = is_any_samples(q->target) ? (sum != 0) : sum;
     return PERFQ_OK;
 }
@@ -382,9 +488,8 @@ void perfq_gl_vq_release(struct perfq_gl_ctx *c, struct perfq_gl_vquery *q)
     struct perfq_gl_vq_slot *sl = &c->vq->slots[q->slot];
     /* GL only where the context is current here (a destroyed hook with gl_usable == 0 is not). */
     int gl_usable = !c->finalized && perfq_gl_tls_current == c;
-    for (size_t i = 0; i < q->n_segs; i++)
-        segment_unref(c, sl, q->segs[i], gl_usable);
-    free(q->segs);
+    mark_put(c, sl, q->start, gl_usable);
+    mark_put(c, sl, q->end, gl_usable);
     if (q->program)
         atomic_fetch_sub(&perfq_gl_vq_live_records, 1);
     else
@@ -447,11 +552,10 @@ perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *pub, GLenum target
     if (!sl->active)
         discover_program_query(c, slot);
     perfq_gl_vq_split_program(c, slot);
-    q->next_active = sl->active;
-    sl->active = q;
-    perfq_gl_vq_rotate(c, slot);
+    perfq_gl_vq_add_active(sl, q);
+    perfq_gl_vq_rotate(c, slot, q, NULL);
     GLenum err = perfq_gl_error_guard_end(pub);
-    if (err != GL_NO_ERROR || !sl->cur) {
+    if (err != GL_NO_ERROR || !sl->cur || !q->start) {
         perfq_gl_vquery_end(pub, q);
         perfq_gl_vquery_free(pub, q);
         return PERFQ_ESYS;
@@ -466,11 +570,11 @@ perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *pub, struct perfq_gl
     if (!q || !q->active)
         return PERFQ_ESTATE;
     struct perfq_gl_vq_slot *sl = &c->vq->slots[q->slot];
-    remove_active(sl, q);
+    perfq_gl_vq_remove_active(sl, q);
     q->active = 0;
     q->ended = 1;
     perfq_gl_error_guard_begin(pub);
-    perfq_gl_vq_rotate(c, q->slot);
+    perfq_gl_vq_rotate(c, q->slot, NULL, q);
     perfq_gl_error_guard_end(pub);
     return PERFQ_OK;
 }
@@ -492,7 +596,9 @@ perfq_status_t perfq_gl_vquery_result(struct perfq_gl_context *pub, struct perfq
 
 int perfq_gl_vquery_was_split(const struct perfq_gl_vquery *q)
 {
-    return q && q->n_segs + (q->native ? 1 : 0) > 1;
+    if (!q || !q->start || !q->end)
+        return 0;
+    return q->end->serial - q->start->serial + (q->native ? 1 : 0) > 1;
 }
 
 void perfq_gl_vquery_free(struct perfq_gl_context *pub, struct perfq_gl_vquery *q)
@@ -502,7 +608,7 @@ void perfq_gl_vquery_free(struct perfq_gl_context *pub, struct perfq_gl_vquery *
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
     if (q->active) {
         if (c->finalized || perfq_gl_tls_current != c) {
-            remove_active(&c->vq->slots[q->slot], q);
+            perfq_gl_vq_remove_active(&c->vq->slots[q->slot], q);
             q->active = 0;
         } else {
             perfq_gl_vquery_end(pub, q);
@@ -516,7 +622,7 @@ static void release_record(uint32_t key, void *value, void *arg)
     (void)key;
     struct perfq_gl_vquery *q = value;
     struct perfq_gl_ctx *c = arg;
-    remove_active(&c->vq->slots[q->slot], q);
+    perfq_gl_vq_remove_active(&c->vq->slots[q->slot], q);
     perfq_gl_vq_release(c, q);
 }
 
@@ -545,6 +651,10 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
         if (sl->cur && gl_usable)
             perfq_gl_vq_end_driver(c, sl->seg_target, sl->index);
         sl->cur = NULL;
+        for (struct perfq_gl_vquery *q = sl->active, *n; q; q = n) {
+            n = q->next_active;
+            q->next_active = q->prev_active = NULL;
+        }
         sl->active = NULL;
         sl->pool = NULL;
     }
@@ -552,6 +662,17 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
     c->finalized = 1;   /* releases below must not pool */
     perfq_gl_name_table_each(&s->records, release_record, c);
     perfq_gl_name_table_free(&s->records);
+    /* Every mark was released with its queries; segments still queued are freed with the
+     * table of the layer's names below. */
+    for (int i = 0; i < PERFQ_GL_VQ_SLOTS; i++) {
+        struct perfq_gl_vq_slot *sl = &s->slots[i];
+        while (sl->head) {
+            struct perfq_gl_segment *it = sl->head;
+            queue_unlink(sl, it);
+            if (it->mark)
+                free(it);
+        }
+    }
     void *args[2] = {c, &usable};
     perfq_gl_name_table_each(&s->internal, free_segment, args);
     perfq_gl_name_table_free(&s->internal);

@@ -23,12 +23,20 @@
 #define PERFQ_GL_VQ_SLOTS 17
 #define PERFQ_GL_VQ_POOL_MAX 8
 
+/* A piece of a slot's queue, in command order: a segment (a driver query object the layer
+ * owns) not read yet, or a mark (the point between two segments where logical queries begin or
+ * end). A logical query holds two marks, whatever the number of segments between them: its
+ * value is the difference of the slot's running sum at its marks (issue 14 item 3: a list of
+ * segments per query made N nested queries cost O(N^2) in time and memory). */
 struct perfq_gl_segment {
-    GLuint name;                    /* a driver query object the layer owns */
-    int refs;                       /* logical queries that cover it */
-    int done;
-    GLuint64 value;
-    struct perfq_gl_segment *next;  /* in the slot's pool */
+    GLuint name;                    /* segment: its driver query object; mark: 0 */
+    int mark;
+    int queued;                     /* in the slot's queue (a segment not read yet; a mark whose
+                                     * value is not known yet) */
+    int refs;                       /* mark: logical queries that begin or end at it */
+    uint64_t serial;                /* mark: segments begun on the slot before it */
+    GLuint64 value;                 /* mark, once known: the running sum at it */
+    struct perfq_gl_segment *prev, *next;  /* the queue; next: the slot's pool */
 };
 
 struct perfq_gl_vquery {
@@ -42,9 +50,8 @@ struct perfq_gl_vquery {
     GLuint native;                  /* program record: its own driver query, the first piece */
     int native_done;
     GLuint64 native_value;
-    struct perfq_gl_segment **segs;
-    size_t n_segs, cap_segs;
-    struct perfq_gl_vquery *next_active;
+    struct perfq_gl_segment *start, *end;   /* marks: where it began and ended on its slot */
+    struct perfq_gl_vquery *next_active, *prev_active;
 };
 
 struct perfq_gl_vq_slot {
@@ -53,8 +60,11 @@ struct perfq_gl_vq_slot {
     GLuint prog_name;               /* the program's active query here, 0 if none */
     GLenum prog_target;
     struct perfq_gl_vquery *prog_rec;   /* non-NULL once the program's active query was split */
-    struct perfq_gl_segment *cur;   /* the layer's segment active at the driver */
+    struct perfq_gl_segment *cur;   /* the layer's segment active at the driver (queued) */
     struct perfq_gl_vquery *active; /* active logical queries (perfq's and prog_rec) */
+    struct perfq_gl_segment *head, *tail;   /* the queue: unread segments and pending marks */
+    GLuint64 sum;                   /* running sum of the segments read off the queue */
+    uint64_t serial;                /* segments begun on this slot */
     struct perfq_gl_segment *pool;
     int pool_n;
     int program_seen;               /* the program has begun a query on this slot */
@@ -85,9 +95,14 @@ struct perfq_gl_vq_state {
 struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
 /* The slot of (target, index), or -1 for targets the layer never shares. */
 int perfq_gl_vq_slot_of(GLenum target, GLuint index);
-/* Ends the segment active at the driver and, if logical queries remain active, begins a new one
- * that all of them cover. */
-void perfq_gl_vq_rotate(struct perfq_gl_ctx *ctx, int slot);
+/* Ends the segment active at the driver, gives `leaving` (just taken off the active list) its
+ * end mark and `joining` (just put on it) its start mark (either may be NULL), and, if logical
+ * queries remain active, begins a new segment, which all of them cover: O(1) in their number. */
+void perfq_gl_vq_rotate(struct perfq_gl_ctx *ctx, int slot, struct perfq_gl_vquery *joining,
+                        struct perfq_gl_vquery *leaving);
+/* The slot's doubly linked list of active logical queries. */
+void perfq_gl_vq_add_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
+void perfq_gl_vq_remove_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
 /* The program's unsplit active query on the slot becomes a record with its native piece. */
 void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot);
 /* Summed/ORed value of a logical query. wait 0: PERFQ_NOT_READY while pending. */
@@ -99,6 +114,6 @@ void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint inde
 
 /* Live-object counts for perfq_gl_layer_stats. */
 extern atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments,
-    perfq_gl_vq_live_records;
+    perfq_gl_vq_live_records, perfq_gl_vq_links;
 
 #endif

@@ -70,8 +70,11 @@ static int start_xvfb(void)
     return -1;
 }
 
+/* A copy of struct perfq_gl_layer_stats (src/gl/gl_layer.h: keep them the same; the layer
+ * writes the whole struct). */
 struct stats {
-    uint64_t contexts, vqueries, segments, program_records, timers, fences_pending, angle;
+    uint64_t contexts, vqueries, segments, program_records, timers, fences_pending, frontend;
+    uint64_t vquery_links;
 };
 
 int main(void)
