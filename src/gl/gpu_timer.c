@@ -363,22 +363,27 @@ static struct fence_stamp *fence_insert(struct perfq_gl_ctx *c)
      * after this moment, which bounds its stamp's window if the helper finds it signalled. */
     uint64_t before = perfq_gl_now_ns();
     int r = fence_client_wait(s, f, 0);
-    if (r != 0) {
+    pthread_mutex_lock(&s->lock);
+    /* Only where no earlier fence waits for its stamp: stamps must keep the fences' order (an
+     * earlier fence found signalled later by the helper would be stamped after this one). */
+    if (r != 0 && !s->head) {
         uint64_t t = perfq_gl_now_ns();
-        pthread_mutex_lock(&s->lock);
+        uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
         f->ns = t;
         f->failed = r != 1;
-        f->late = t - f->created_ns > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        f->late = t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        if (!f->failed)
+            s->signaled_lo = lo;
         f->done = f->passed = 1;
         f->refs = 1;
         fence_maybe_destroy(s, f);
         pthread_mutex_unlock(&s->lock);
         return f;
     }
-    f->unsignaled_ns = before;
+    if (r == 0)
+        f->unsignaled_ns = before;
     f->refs = 2;
     atomic_fetch_add(&fences_pending, 1);
-    pthread_mutex_lock(&s->lock);
     f->prev = s->tail;
     if (s->tail)
         s->tail->next = f;
