@@ -35,6 +35,8 @@ typedef void (*perfq_PFNGLCOLORMASKPROC)(GLboolean, GLboolean, GLboolean, GLbool
 typedef GLboolean (*perfq_PFNGLISENABLEDPROC)(GLenum);
 typedef void (*perfq_PFNGLENABLEPROC)(GLenum);
 typedef void (*perfq_PFNGLDRAWELEMENTSPROC)(GLenum, GLsizei, GLenum, const void *);
+typedef void (*perfq_PFNGLTEXSUBIMAGE2DPROC)(GLenum, GLint, GLint, GLint, GLsizei, GLsizei,
+                                             GLenum, GLenum, const void *);
 typedef void (*perfq_PFNGLGENTEXTURESPROC)(GLsizei, GLuint *);
 typedef void (*perfq_PFNGLDELETETEXTURESPROC)(GLsizei, const GLuint *);
 typedef void (*perfq_PFNGLCOPYTEXIMAGE1DPROC)(GLenum, GLint, GLenum, GLint, GLint, GLsizei,
@@ -125,8 +127,12 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
     X(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
     X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
-    X(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
-    X(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
+    /* sub-uploads (bytes counted for EGL_BRCM's Driver Counters: layer_uploads.c) */ \
+    W(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
+    W(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
+    W(perfq_PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D) \
+    W(PFNGLTEXSUBIMAGE3DPROC, glTexSubImage3D) \
+    W(PFNGLCOMPRESSEDTEXSUBIMAGE2DPROC, glCompressedTexSubImage2D) \
     /* objects (observed: buffers, textures, renderbuffers) */ \
     W(PFNGLGENBUFFERSPROC, glGenBuffers) \
     W(PFNGLCREATEBUFFERSPROC, glCreateBuffers) \
@@ -195,6 +201,18 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
+    W(PFNGLDRAWARRAYSINSTANCEDPROC, glDrawArraysInstanced) \
+    W(PFNGLDRAWELEMENTSINSTANCEDPROC, glDrawElementsInstanced) \
+    W(PFNGLDRAWRANGEELEMENTSPROC, glDrawRangeElements) \
+    W(PFNGLDRAWARRAYSINDIRECTPROC, glDrawArraysIndirect) \
+    W(PFNGLDRAWELEMENTSINDIRECTPROC, glDrawElementsIndirect) \
+    W(PFNGLDRAWELEMENTSBASEVERTEXPROC, glDrawElementsBaseVertex) \
+    W(PFNGLDRAWRANGEELEMENTSBASEVERTEXPROC, glDrawRangeElementsBaseVertex) \
+    W(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXPROC, glDrawElementsInstancedBaseVertex) \
+    W(PFNGLDRAWARRAYSINSTANCEDBASEINSTANCEPROC, glDrawArraysInstancedBaseInstance) \
+    W(PFNGLDRAWELEMENTSINSTANCEDBASEINSTANCEPROC, glDrawElementsInstancedBaseInstance) \
+    W(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXBASEINSTANCEPROC, \
+      glDrawElementsInstancedBaseVertexBaseInstance) \
     /* conditional rendering */ \
     W(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
     W(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
