@@ -73,12 +73,14 @@ struct perfq_provider_ops {
 };
 
 /* Catalog building, for enumerate. reason NULL: available. Strings are copied. */
-perfq_status_t perfq_catalog_add_group(struct perfq_catalog *catalog,
-                                       const struct perfq_group_desc *group,
-                                       const char *unavailable_reason, uint32_t *group_index);
-perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog, uint32_t group_index,
-                                         const struct perfq_counter_desc *counter,
-                                         const char *unavailable_reason);
+PERFQ_API perfq_status_t perfq_catalog_add_group(struct perfq_catalog *catalog,
+                                                 const struct perfq_group_desc *group,
+                                                 const char *unavailable_reason,
+                                                 uint32_t *group_index);
+PERFQ_API perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog,
+                                                   uint32_t group_index,
+                                                   const struct perfq_counter_desc *counter,
+                                                   const char *unavailable_reason);
 
 /* A group and all its counters, each available unless the group is: the common case of a
  * provider whose counters stand or fall together. */
@@ -89,14 +91,15 @@ perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
 
 /* Opens an instance with the built-in providers plus `n_extra` more (layers use this for
  * providers that need state the layer owns, e.g. a GL context's function table). */
-perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
-                                void *const *extra_args, size_t n_extra, int builtins,
-                                perfq_t **out);
+PERFQ_API perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
+                                          void *const *extra_args, size_t n_extra, int builtins,
+                                          perfq_t **out);
 
 /* The catalog uuid rule: FNV-1a 32 over "provider/group/counter". Stable across runs. */
 uint32_t perfq__counter_uuid(const char *provider, const char *group, const char *counter);
 
 /* The provider descriptor behind a counter (for layers that map catalog ids to their data). */
-const struct perfq_counter_desc *perfq__counter_desc(const perfq_t *pq, perfq_counter_id_t id);
+PERFQ_API const struct perfq_counter_desc *perfq__counter_desc(const perfq_t *pq,
+                                                          perfq_counter_id_t id);
 
 #endif

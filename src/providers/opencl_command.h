@@ -22,6 +22,6 @@ enum perfq_cl_counter_code {
 
 /* probe's arg: non-NULL (any pointer) when the OpenCL layer opens the instance, so that the
  * counters are available; NULL when listed by libperfq, where they are marked unavailable. */
-extern const struct perfq_provider_ops perfq_cl_command_provider;
+PERFQ_API extern const struct perfq_provider_ops perfq_cl_command_provider;
 
 #endif
