@@ -52,7 +52,7 @@ perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint3
 perfq_t *perfq__instance_ref(perfq_t *pq);
 void perfq__instance_unref(perfq_t *pq);
 
-/* The built-in providers (registry.c). */
+/* The built-in providers (src/providers/registry.c). */
 extern const struct perfq_provider_ops *const perfq__builtin_providers[];
 extern const size_t perfq__builtin_provider_count;
 
