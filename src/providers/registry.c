@@ -7,6 +7,7 @@ extern const struct perfq_provider_ops perfq_host_perf_provider;
 extern const struct perfq_provider_ops perfq_host_rusage_provider;
 extern const struct perfq_provider_ops perfq_host_procio_provider;
 extern const struct perfq_provider_ops perfq_host_clock_provider;
+extern const struct perfq_provider_ops perfq_nvml_provider, perfq_gpm_provider;
 
 const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_perf_provider,
@@ -14,6 +15,7 @@ const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_procio_provider,
     &perfq_host_clock_provider,
     &perfq_cl_command_provider,
+    &perfq_nvml_provider, &perfq_gpm_provider,
 };
 const size_t perfq__builtin_provider_count =
     sizeof(perfq__builtin_providers) / sizeof(perfq__builtin_providers[0]);

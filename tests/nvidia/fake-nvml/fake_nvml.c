@@ -1,0 +1,133 @@
+/*
+ * A test-only libnvidia-ml.so.1 with one device whose readings are fixed and known, so that
+ * test-nvml-fake can check the sampler's arithmetic (interpolation, energy, flags, counts) on
+ * machines without a GPU. Never installed or shipped; perfq loads it only where a test puts
+ * its folder first on LD_LIBRARY_PATH. Like the real driver, the total-energy counter moves in
+ * 100 ms steps (here: 100 W times the time since nvmlInit_v2, floored to 100 ms).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "providers/nvml_api.h"
+
+#define FAKE_MW 100000u
+
+static struct timespec start;
+
+static double since_start(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)(ts.tv_sec - start.tv_sec) + (double)(ts.tv_nsec - start.tv_nsec) / 1e9;
+}
+
+#define API __attribute__((visibility("default")))
+
+API nvmlReturn_t nvmlInit_v2(void)
+{
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
+API const char *nvmlErrorString(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_NOT_SUPPORTED ? "Not Supported" : "Unknown Error";
+}
+API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n)
+{
+    *n = 1;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
+{
+    if (i != 0)
+        return 2;   /* NVML_ERROR_INVALID_ARGUMENT */
+    *d = (nvmlDevice_t)&start;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
+{
+    (void)d;
+    strncpy(s, "perfq test fake", n);
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n)
+{
+    (void)d;
+    strncpy(s, "GPU-fake", n);
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw)
+{
+    (void)d;
+    *mw = FAKE_MW;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
+{
+    (void)d;
+    for (int i = 0; i < n; i++) {
+        v[i].nvmlReturn = v[i].fieldId == NVML_FI_DEV_POWER_INSTANT ? NVML_SUCCESS
+                                                                     : NVML_ERROR_NOT_SUPPORTED;
+        v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v[i].value.uiVal = FAKE_MW;
+    }
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, nvmlClockType_t t, unsigned int *mhz)
+{
+    (void)d;
+    *mhz = t == NVML_CLOCK_MEM ? 2619 : 1000;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+    (void)d;
+    u->gpu = 50;
+    u->memory = 25;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, nvmlTemperatureSensors_t s,
+                                          unsigned int *c)
+{
+    (void)d;
+    (void)s;
+    *c = 40;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+{
+    (void)d;
+    m->total = 4ull << 30;
+    m->used = 1ull << 30;
+    m->free = m->total - m->used;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+    (void)d;
+    double steps = (double)(long long)(since_start() * 10.0);   /* 100 ms steps */
+    *mj = (unsigned long long)(steps * 0.1 * FAKE_MW);
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, nvmlPcieUtilCounter_t c,
+                                             unsigned int *kbs)
+{
+    (void)d;
+    nanosleep(&(struct timespec){0, 20000000}, NULL);   /* the driver's 20 ms window */
+    *kbs = c == NVML_PCIE_UTIL_TX_BYTES ? 1000 : 3000;
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d,
+                                                        unsigned long long *r)
+{
+    (void)d;
+    *r = nvmlClocksEventReasonGpuIdle;   /* idle is not a limiting reason */
+    return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t d, nvmlGpmSupport_t *s)
+{
+    (void)d;
+    s->isSupportedDevice = 0;
+    return NVML_SUCCESS;
+}

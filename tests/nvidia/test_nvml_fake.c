@@ -1,0 +1,206 @@
+/*
+ * The sampler's arithmetic, against the test-only libnvidia-ml.so.1 of tests/nvidia/fake-nvml
+ * (one device: 100 W, SM 1000 MHz, memory 2619 MHz, 50% / 25% utilisation, 40 C, 1 GiB used,
+ * PCIe 1000 / 3000 KB/s, clocks never limited, an energy counter of 100 W in 100 ms steps, no
+ * GPM). Constant readings have exact means whatever the machine's load; the energy over an
+ * interval is the counter's steps plus the power integral between them, so it is 100 W times
+ * the interval up to the 100 ms step at each end (placed at the midpoint of the two reads
+ * that saw it change).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perfq/perfq.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum { ENERGY, POWER, SM, MEMCLK, UTIL, MUTIL, TEMP, MEMUSED, CHANGED, THROTTLED, SAMPLES,
+       AGE, N };
+static const char *const names[N] = {
+    "nvml-gpu0/energy", "nvml-gpu0/average-power", "nvml-gpu0/sm-clock",
+    "nvml-gpu0/memory-clock", "nvml-gpu0/gpu-utilization", "nvml-gpu0/memory-utilization",
+    "nvml-gpu0/temperature", "nvml-gpu0/memory-used", "nvml-gpu0/clocks-changed",
+    "nvml-gpu0/throttled", "nvml-gpu0/samples", "nvml-gpu0/sample-age"};
+
+static void open_all(perfq_t **pq, perfq_counter_id_t *ids)
+{
+    assert_int_equal(perfq_open(pq), PERFQ_OK);
+    for (int i = 0; i < N; i++) {
+        perfq_counter_info_t ci;
+        assert_int_equal(perfq_counter_find(*pq, names[i], &ids[i]), PERFQ_OK);
+        assert_int_equal(perfq_counter_info(*pq, ids[i], &ci), PERFQ_OK);
+        if (!ci.available)
+            print_error("%s: %s\n", names[i], ci.unavailable_reason);
+        assert_int_equal(ci.available, 1);
+    }
+}
+
+static void check_constants(const perfq_value_t *v)
+{
+    assert_true(fabs(v[POWER].v.f64 - 100.0) < 1e-6);
+    assert_true(fabs(v[SM].v.f64 - 1e9) < 1e-3);
+    assert_true(fabs(v[MEMCLK].v.f64 - 2619e6) < 1e-3);
+    assert_true(fabs(v[UTIL].v.f64 - 50.0) < 1e-9);
+    assert_true(fabs(v[MUTIL].v.f64 - 25.0) < 1e-9);
+    assert_true(fabs(v[TEMP].v.f64 - 313.15) < 1e-9);
+    assert_true(fabs(v[MEMUSED].v.f64 - 1073741824.0) < 1e-3);
+    assert_int_equal(v[CHANGED].v.u32, 0);
+    assert_int_equal(v[THROTTLED].v.u32, 0);
+}
+
+static void test_catalog(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    uint32_t n;
+    perfq_group_info_t g;
+    int seen_nvml = 0, seen_gpm = 0;
+    assert_int_equal(perfq_group_count(pq, &n), PERFQ_OK);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(perfq_group_info(pq, i, &g), PERFQ_OK);
+        assert_int_not_equal(strcmp(g.name, "nvml"), 0);   /* the placeholder is gone */
+        if (strcmp(g.name, "nvml-gpu0") == 0) {
+            seen_nvml = 1;
+            assert_int_equal(g.available, 1);
+            assert_non_null(strstr(g.description, "perfq test fake (GPU-fake)"));
+        }
+        if (strcmp(g.name, "gpm-gpu0") == 0) {
+            seen_gpm = 1;
+            assert_int_equal(g.available, 0);   /* the fake has no GPM */
+            assert_non_null(strstr(g.unavailable_reason, "nvmlGpm"));
+        }
+    }
+    assert_true(seen_nvml && seen_gpm);
+    assert_int_equal(perfq_close(&pq), PERFQ_OK);
+}
+
+static void test_interval(void **state)
+{
+    /* Default cadences (the energy counter read once a second), then the counter read every
+     * 100 ms, so that both the power integral and the counter's steps carry the energy. */
+    const char *energy_ms = *state;
+    if (energy_ms)
+        setenv("PERFQ_NVML_ENERGY_MS", energy_ms, 1);
+    perfq_t *pq;
+    perfq_counter_id_t ids[N];
+    open_all(&pq, ids);
+    perfq_measurement_t *m;
+    assert_int_equal(perfq_measurement_create(pq, ids, N, NULL, &m), PERFQ_OK);
+    perfq_value_t v[N], mid[N];
+    for (int round = 0; round < 2; round++) {
+        double t0 = now_s();
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        usleep(500000);
+        assert_int_equal(perfq_measurement_sample(m, mid, N), PERFQ_OK);
+        usleep(500000);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        double seconds = now_s() - t0;
+        assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, N), PERFQ_OK);
+        check_constants(mid);
+        check_constants(v);
+        printf("energy read every %s ms, round %d: %.3f s, energy %.3f J (mid %.3f J), %llu samples, age %llu ns\n",
+               energy_ms ? energy_ms : "2000 (default)", round, seconds, v[ENERGY].v.f64, mid[ENERGY].v.f64,
+               (unsigned long long)v[SAMPLES].v.u64, (unsigned long long)v[AGE].v.u64);
+        /* 100 W for `seconds`, up to half a 100 ms counter step at each end: 10 J. */
+        assert_true(fabs(v[ENERGY].v.f64 - 100.0 * seconds) <= 10.0 + 1.0);
+        assert_true(mid[ENERGY].v.f64 > 0 && mid[ENERGY].v.f64 < v[ENERGY].v.f64);
+        assert_true(v[SAMPLES].v.u64 >= 1);
+        assert_true(mid[SAMPLES].v.u64 <= v[SAMPLES].v.u64);
+    }
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+    unsetenv("PERFQ_NVML_ENERGY_MS");
+}
+
+static void test_pcie(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    perfq_counter_id_t ids[2];
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
+    perfq_measurement_t *m;
+    assert_int_equal(perfq_measurement_create(pq, ids, 2, NULL, &m), PERFQ_OK);
+    perfq_value_t v[2];
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    usleep(100000);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    /* The end resolves at the next PCIe read, up to a second later. */
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+    assert_true(fabs(v[0].v.f64 - 1024000.0) < 1e-3);
+    assert_true(fabs(v[1].v.f64 - 3072000.0) < 1e-3);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+/* Several threads, each with its own instance and measurement, share the one sampler. */
+static void *worker(void *arg)
+{
+    int *ok = arg;
+    perfq_t *pq;
+    perfq_counter_id_t ids[N];
+    if (perfq_open(&pq) != PERFQ_OK)
+        return NULL;
+    for (int i = 0; i < N; i++)
+        if (perfq_counter_find(pq, names[i], &ids[i]) != PERFQ_OK)
+            return NULL;
+    perfq_measurement_t *m;
+    perfq_value_t v[N];
+    int good = 1;
+    for (int r = 0; r < 5 && good; r++) {
+        if (perfq_measurement_create(pq, ids, N, NULL, &m) != PERFQ_OK)
+            return NULL;
+        good = perfq_measurement_begin(m) == PERFQ_OK;
+        usleep(20000);
+        good = good && perfq_measurement_sample(m, v, N) == PERFQ_OK;
+        good = good && perfq_measurement_end(m) == PERFQ_OK;
+        good = good && perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, N) == PERFQ_OK;
+        good = good && fabs(v[POWER].v.f64 - 100.0) < 1e-6;
+        perfq_measurement_destroy(&m);
+    }
+    perfq_close(&pq);
+    *ok = good;
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    int ok[4] = {0};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker, &ok[i]), 0);
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(ok[i], 1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_catalog),
+        cmocka_unit_test_prestate(test_interval, NULL),
+        cmocka_unit_test_prestate(test_interval, "100"),
+        cmocka_unit_test(test_pcie),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
