@@ -10,6 +10,11 @@
 
 #include "providers/nvml_api.h"
 
+/* The real library's prototypes, from the list perfq resolves. */
+#define DECLARE(name, ret, args) ret name args;
+PERFQ_NVML_FUNCTIONS(DECLARE, DECLARE)
+#undef DECLARE
+
 #define FAKE_MW 100000u
 
 static struct timespec start;
