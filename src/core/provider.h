@@ -84,7 +84,7 @@ PERFQ_API perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog
 
 /* A group and all its counters, each available unless the group is: the common case of a
  * provider whose counters stand or fall together. */
-perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
+PERFQ_API perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
                                        const struct perfq_group_desc *group,
                                        const struct perfq_counter_desc *counters, size_t count,
                                        const char *unavailable_reason);
