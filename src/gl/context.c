@@ -147,8 +147,16 @@ void perfq_gl_context_before_switch(void *new_handle)
     struct perfq_gl_ctx *old = perfq_gl_tls_current;
     if (!old || old->pub.handle == new_handle || !old->destroy_pending)
         return;
-    /* Destroyed while current: it is still current here, so its GL objects can be deleted. */
-    finalize(old, 1);
+    /* Destroyed while current, and about to leave: finish its GPU work while it is still current
+     * here, so that every fence the timer's helper waits on signals. The layer's state is
+     * finalised only once the switch succeeded (perfq_gl_context_made_current, GL not usable:
+     * its GL objects die with it); a switch that fails leaves it current and whole (issue 14
+     * item 4: finalising here made the extensions silent no-ops in a context still current). */
+    if (old->initialized && old->pub.gl->glFinish) {
+        perfq_gl_error_guard_begin(&old->pub);
+        old->pub.gl->glFinish();
+        perfq_gl_error_guard_end(&old->pub);
+    }
 }
 
 void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display)
@@ -176,7 +184,7 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
     }
     pthread_mutex_unlock(&context_lock);
     if (free_old) {
-        finalize(old, 0);   /* no-op when before_switch already did it with GL usable */
+        finalize(old, 0);   /* it is current nowhere now: GL not usable */
         free_context(old);
     }
     if (new_ctx && !new_ctx->initialized)

@@ -217,6 +217,10 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
         if (seen > lo)
             lo = seen;
         f->late = !unsignaled && t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        /* A blocked wait's stamp is taken as the signal (to the wake-up latency): the next
+         * fence signalled after it. */
+        if (unsignaled)
+            lo = t;
         if (!f->failed && lo > s->signaled_lo)
             s->signaled_lo = lo;
         f->done = 1;

@@ -40,7 +40,14 @@ PERFQ_GL_EXPORT EGLBoolean eglDestroyContext(EGLDisplay dpy, EGLContext ctx)
     perfq_gl_egl_call_wrapped();
     if (!gl->eglDestroyContext)
         return EGL_FALSE;
-    int done = perfq_gl_context_destroy_if_idle(ctx);
+    /* The layer finalises an idle context before the driver destroys it (its fences must not
+     * outlive it), so it asks the driver first whether this call can succeed: eglQueryContext
+     * makes the same display and context checks (EGL_BAD_DISPLAY, EGL_NOT_INITIALIZED,
+     * EGL_BAD_CONTEXT). Where it fails, the layer leaves everything as it is and the driver's
+     * call sets the error (issue 14 item 4: act on what the driver did). */
+    EGLint unused = 0;
+    int valid = !gl->eglQueryContext || gl->eglQueryContext(dpy, ctx, EGL_CONFIG_ID, &unused);
+    int done = valid ? perfq_gl_context_destroy_if_idle(ctx) : 0;
     EGLBoolean ok = gl->eglDestroyContext(dpy, ctx);
     if (ok && !done)
         perfq_gl_context_destroyed(ctx);
