@@ -22,15 +22,15 @@ static const struct perfq_group_desc group = {
 static const struct perfq_counter_desc counters[] = {
     C("Draw Calls", "API", "glDraw* calls (every variant: arrays, elements, instanced, indirect, "
       "base vertex/instance, range)", PERFQ_UNIT_GENERIC, PERFQ_GL_DRIVER_DRAW_CALLS),
-    C("Clears", "API", "glClear and glClearBuffer* calls", PERFQ_UNIT_GENERIC,
+    C("Clears", "API", "glClear calls", PERFQ_UNIT_GENERIC,
       PERFQ_GL_DRIVER_CLEARS),
-    C("Swaps", "API", "eglSwapBuffers and glXSwapBuffers calls the driver accepted",
+    C("Swaps", "API", "eglSwapBuffers and glXSwapBuffers calls",
       PERFQ_UNIT_GENERIC, PERFQ_GL_DRIVER_SWAPS),
-    C("Buffer Bytes Uploaded", "Transfer", "Bytes given to glBufferData (with data), "
-      "glBufferSubData, glNamedBufferData and glNamedBufferSubData", PERFQ_UNIT_BYTES,
+    C("Buffer Bytes Uploaded", "Transfer", "Sizes of accepted glBufferData calls (and "
+      "aliases), bytes given to glBufferSubData and glNamedBufferSubData", PERFQ_UNIT_BYTES,
       PERFQ_GL_DRIVER_BUFFER_BYTES),
-    C("Texture Bytes Uploaded", "Transfer", "Client texel bytes given to glTexImage2D/3D and "
-      "glTexSubImage2D/3D (with pixels), imageSize of glCompressedTex(Sub)Image2D",
+    C("Texture Bytes Uploaded", "Transfer", "Client texel bytes of accepted glTexImage1D/2D/3D, "
+      "of glTexSubImage2D/3D with pixels, imageSize of glCompressedTex(Sub)Image*",
       PERFQ_UNIT_BYTES, PERFQ_GL_DRIVER_TEXTURE_BYTES),
 };
 #undef C

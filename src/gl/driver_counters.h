@@ -1,6 +1,6 @@
 /*
- * "Driver Counters": what the program asks of GL and EGL, counted by the layer itself in its
- * wrappers (as Broadcom's driver counted draw calls and clears in user space). Process-wide:
+ * "Driver Counters": what the program asks of GL and EGL, counted by the layer itself from its
+ * observers and wrappers (as Broadcom's driver counted draw calls and clears in user space). Process-wide:
  * every context and thread adds to the same counts; the layer's own GL calls go through the
  * real table and are never counted. The counts are a provider (driver_counters.c) that any
  * perfq instance of the layer can open beside the built-ins.
@@ -15,11 +15,11 @@
 
 enum perfq_gl_driver_count {
     PERFQ_GL_DRIVER_DRAW_CALLS,     /* every glDraw* call */
-    PERFQ_GL_DRIVER_CLEARS,         /* glClear and glClearBuffer* calls */
-    PERFQ_GL_DRIVER_SWAPS,          /* eglSwapBuffers / glXSwapBuffers the driver accepted */
-    PERFQ_GL_DRIVER_BUFFER_BYTES,   /* bytes passed to glBufferData/glBufferSubData (and named) */
-    PERFQ_GL_DRIVER_TEXTURE_BYTES,  /* client texel bytes passed to glTex(Sub)Image2D/3D,
-                                     * imageSize of glCompressedTex(Sub)Image2D */
+    PERFQ_GL_DRIVER_CLEARS,         /* glClear calls */
+    PERFQ_GL_DRIVER_SWAPS,          /* eglSwapBuffers / glXSwapBuffers calls */
+    PERFQ_GL_DRIVER_BUFFER_BYTES,   /* glBufferData sizes, glBufferSubData bytes (and named) */
+    PERFQ_GL_DRIVER_TEXTURE_BYTES,  /* client texel bytes of glTex(Sub)Image*, imageSize of
+                                     * glCompressedTex(Sub)Image* (docs/egl-brcm-...md) */
     PERFQ_GL_DRIVER_COUNT_KINDS
 };
 
