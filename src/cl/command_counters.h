@@ -5,21 +5,48 @@
 #ifndef PERFQ_CL_COMMAND_COUNTERS_H
 #define PERFQ_CL_COMMAND_COUNTERS_H
 
+#include <string.h>
+
 #include "cl/layer.h"
 
-/* The usual shape: forward untouched unless counted; when counted, learn, forward, record.
- * Expects `queue` and `event` parameters in the wrapper; `cmd` and `device` are in scope for
- * `learn`. */
+/* The usual shape: forward untouched unless counted or under `perfq stat` (stat_commands.c);
+ * when counted, learn, forward, record; under perfq stat also send the command to the CLI (with
+ * an internal event when the program passed none: then the command is not counted for the
+ * program, which could never read it). Expects `queue` and `event` parameters in the wrapper;
+ * `cmd` and `device` are in scope for `learn`. */
 #define FORWARD_COUNTED(call, learn)                                   \
     do {                                                               \
         struct perfq_cl_command cmd;                                   \
         cl_device_id device = NULL;                                    \
-        if (!perfq_cl_command_begin(queue, event, &cmd, &device))      \
+        cl_event stat_event_ = NULL;                                   \
+        int stat_internal_ = 0;                                        \
+        if (perfq_cl_stat_on && !event) {                              \
+            event = &stat_event_;                                      \
+            stat_internal_ = 1;                                        \
+        }                                                              \
+        int counted_ = !stat_internal_ &&                              \
+                       perfq_cl_command_begin(queue, event, &cmd, &device); \
+        if (!counted_ && !perfq_cl_stat_on)                            \
             return call;                                               \
+        if (!counted_) {                                               \
+            memset(&cmd, 0, sizeof(cmd));                              \
+            cmd.bytes_known = 1;                                       \
+        }                                                              \
         (void)device;                                                  \
         learn;                                                         \
-        return perfq_cl_command_end(&cmd, call, event);                \
+        cl_int err_ = call;                                            \
+        if (perfq_cl_stat_on)                                          \
+            perfq_cl_stat_command(&cmd, err_, event, stat_internal_);  \
+        return counted_ ? perfq_cl_command_end(&cmd, err_, event) : err_; \
     } while (0)
+
+/* stat_commands.c: 1 when `perfq stat --layers` listens (PERFQ_STAT_CHANNEL). */
+extern int perfq_cl_stat_on;
+/* After the driver call: on success sends the command (type, kernel name, bytes; its duration
+ * from the event's profiling once it completes). internal: the event is the layer's own and is
+ * released once read. */
+void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_event *event,
+                           int internal);
 
 /* region[0] * region[1] * region[2]. */
 uint64_t perfq_cl_region_volume(const size_t *region);

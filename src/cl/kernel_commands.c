@@ -10,6 +10,7 @@
 static void ndrange_sizes(struct perfq_cl_command *cmd, cl_kernel kernel, cl_device_id device,
                           cl_uint dims, const size_t *global, const size_t *local)
 {
+    cmd->kernel = kernel;
     if (dims < 1 || dims > 3 || !global)
         return;   /* the driver refuses the command */
     size_t compiled[3] = {0, 0, 0};
@@ -48,7 +49,7 @@ static cl_int CL_API_CALL EnqueueTask_wrap(cl_command_queue queue, cl_kernel ker
     /* "equivalent to calling clEnqueueNDRangeKernel with work_dim = 1, global_work_offset =
      * NULL, global_work_size[0] set to 1 and local_work_size[0] set to 1". */
     FORWARD_COUNTED(perfq_cl_next.clEnqueueTask(queue, kernel, n, wl, event),
-                    (cmd.work_items = 1, cmd.work_groups = 1));
+                    (cmd.work_items = 1, cmd.work_groups = 1, cmd.kernel = kernel));
 }
 
 static cl_int CL_API_CALL EnqueueNativeKernel_wrap(cl_command_queue queue,

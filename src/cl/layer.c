@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "providers/opencl_command.h"
+#include "cl/stat_commands.h"
 #include "cl/layer.h"
 #include <CL/cl_layer.h>
 #include "core/provider.h"
@@ -170,6 +171,7 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target_disp
     perfq_cl_install_queue_properties(&layer_dispatch);
     perfq_cl_install_event_counters(&layer_dispatch);
     perfq_cl_install_command_counters(&layer_dispatch);
+    perfq_cl_install_stat_commands(&layer_dispatch);
     /* Never hand out a wrapper whose next entry is missing (past the loader's table, or NULL
      * in it): the loader then falls through to its target, which has nothing either. */
     for (cl_uint i = 0; i < ours; i++)
@@ -203,6 +205,7 @@ PERFQ_CL_EXPORT CL_API_ENTRY cl_int CL_API_CALL clDeinitLayer(void)
     pthread_mutex_lock(&init_lock);
     if (initialized) {
         perfq_cl_command_counters_fini();
+        perfq_cl_stat_commands_fini();
         perfq_cl_event_counters_fini();
         perfq_cl_queue_properties_fini();
         perfq_cl_device_info_fini();

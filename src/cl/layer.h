@@ -65,6 +65,7 @@ struct perfq_cl_command {
     uint64_t bytes;
     uint64_t work_items;
     uint64_t work_groups;
+    cl_kernel kernel;               /* NDRange and task commands: for perfq stat's kernel name */
 };
 
 /* command_counters.c: starts a command. Returns 1 when the command is counted (queue with

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "providers/opencl_command.h"
+#include "cl/command_counters.h"
+#include "cl/stat_commands.h"
 #include "cl/layer.h"
 
 struct perfq_cl_table perfq_cl_queues = PERFQ_CL_TABLE_INIT;
@@ -116,8 +118,29 @@ static size_t walk_properties(const cl_queue_properties *p, int *terminated)
 /* The driver's queue creation. A loader table from before OpenCL 2.0 has no
  * clCreateCommandQueueWithProperties: the 1.x entry point then takes a list that holds only
  * CL_QUEUE_PROPERTIES (what cl_khr_create_command_queue adds beyond it needs a 2.0 driver). */
+static cl_command_queue next_create_driver(cl_context context, cl_device_id device,
+                                           const cl_queue_properties *properties,
+                                           cl_int *errcode_ret);
+
+/* Under perfq stat every queue gets profiling underneath (stat_commands.c). */
 static cl_command_queue next_create(cl_context context, cl_device_id device,
                                     const cl_queue_properties *properties, cl_int *errcode_ret)
+{
+    if (!perfq_cl_stat_on)
+        return next_create_driver(context, device, properties, errcode_ret);
+    cl_queue_properties buf[64];
+    int program_profiling = 0;
+    const cl_queue_properties *down =
+        perfq_cl_stat_queue_properties(properties, buf, 64, &program_profiling);
+    cl_command_queue q = next_create_driver(context, device, down, errcode_ret);
+    if (q && down == buf)
+        perfq_cl_stat_queue_created(q, program_profiling);
+    return q;
+}
+
+static cl_command_queue next_create_driver(cl_context context, cl_device_id device,
+                                           const cl_queue_properties *properties,
+                                           cl_int *errcode_ret)
 {
     if (perfq_cl_next.clCreateCommandQueueWithProperties)
         return perfq_cl_next.clCreateCommandQueueWithProperties(context, device, properties,
@@ -256,6 +279,24 @@ cl_command_queue CL_API_CALL perfq_clCreateCommandQueueWithPropertiesKHR(
     return create_queue(context, device, properties, errcode_ret);
 }
 
+/* A queue without counters: the driver's answer, less the profiling perfq stat turned on. */
+static cl_int stat_queue_info(cl_command_queue queue, cl_command_queue_info param_name,
+                              size_t param_value_size, void *param_value,
+                              size_t *param_value_size_ret)
+{
+    if (param_name != CL_QUEUE_PROPERTIES || !perfq_cl_stat_hidden_profiling(queue))
+        return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
+                                                   param_value, param_value_size_ret);
+    cl_command_queue_properties props = 0;
+    cl_int err = perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(props),
+                                                     &props, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    props &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+    return perfq_cl_set_param(&props, sizeof(props), param_value_size, param_value,
+                              param_value_size_ret);
+}
+
 static cl_int CL_API_CALL GetCommandQueueInfo_wrap(cl_command_queue queue,
                                                    cl_command_queue_info param_name,
                                                    size_t param_value_size, void *param_value,
@@ -263,8 +304,8 @@ static cl_int CL_API_CALL GetCommandQueueInfo_wrap(cl_command_queue queue,
 {
     if ((param_name != CL_QUEUE_PROPERTIES && param_name != CL_QUEUE_PROPERTIES_ARRAY) ||
         perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
-        return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
-                                                   param_value, param_value_size_ret);
+        return stat_queue_info(queue, param_name, param_value_size, param_value,
+                               param_value_size_ret);
     cl_queue_properties array[64];
     size_t array_size = 0;
     int found = 0, program_profiling = 0;
@@ -285,8 +326,8 @@ static cl_int CL_API_CALL GetCommandQueueInfo_wrap(cl_command_queue queue,
     }
     pthread_mutex_unlock(&perfq_cl_queues.lock);
     if (!found)
-        return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
-                                                   param_value, param_value_size_ret);
+        return stat_queue_info(queue, param_name, param_value_size, param_value,
+                               param_value_size_ret);
     if (param_name == CL_QUEUE_PROPERTIES_ARRAY) {
         /* The properties the program passed, ours included, as it passed them. */
         if (array_size == (size_t)-1)

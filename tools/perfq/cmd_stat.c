@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stat_collect.h"
 #include "stat_interval.h"
 
 #define MAX_EVENTS 256
@@ -36,6 +37,7 @@ static const char *const default_events[] = {
 struct stat_options {
     char *events;              /* joined -e lists, or NULL for the defaults */
     int json;
+    int csv;
     const char *output;
     int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
     unsigned interval_ms;      /* -I MS: print the counters every MS ms; 0: only the total */
@@ -87,6 +89,8 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
                 return -1;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (++i >= argc)
                 return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
@@ -106,9 +110,13 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
             return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
         }
     }
+    if (o->json && o->csv)
+        return fprintf(stderr, "perfq stat: --json and --csv exclude each other\n"), -1;
+    if (o->csv && o->interval_ms)
+        return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[-I MS] [--json] [-o FILE] -- CMD [ARGS])\n"), -1;
+                       "[-I MS] [--json|--csv] [-o FILE] [--layers] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
@@ -255,7 +263,8 @@ static uint64_t tv_ns(struct timeval tv)
 }
 
 static void print_json(FILE *out, const struct stat_options *o, const struct stat_row *rows,
-                       size_t n, const perfq_value_t *values, const struct child_result *r)
+                       size_t n, const perfq_value_t *values, const struct child_result *r,
+                       struct stat_collect *collect)
 {
     fprintf(out, "{\"command\": [");
     for (char **a = o->cmd; *a; a++) {
@@ -293,7 +302,34 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
                 v->flags & PERFQ_VALUE_SCALED ? "true" : "false",
                 v->flags & PERFQ_VALUE_NOT_COUNTED ? "false" : "true");
     }
-    fprintf(out, "\n]}\n");
+    fprintf(out, "\n]");
+    if (collect) {
+        fprintf(out, ", ");
+        stat_collect_print_json(collect, out);
+    }
+    fprintf(out, "}\n");
+}
+
+/* One header, then one row per counter and per layer record group (docs/perfq-stat.md). */
+static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
+                      const perfq_value_t *values, const struct child_result *r,
+                      struct stat_collect *collect)
+{
+    fprintf(out, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes\n");
+    fprintf(out, "run,exit_status,%d,,,,,,,,\n", WIFEXITED(r->status) ? WEXITSTATUS(r->status)
+                                                                     : 128 + WTERMSIG(r->status));
+    fprintf(out, "run,elapsed_ns,,,%" PRIu64 ",,,,,,\n", r->elapsed_ns);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].measured < 0)
+            continue;   /* unavailable: the table and JSON say why */
+        const perfq_value_t *v = &values[rows[i].measured];
+        if (v->flags & PERFQ_VALUE_NOT_COUNTED)
+            continue;
+        fprintf(out, "counter,%s,,,%.17g,,,,,,\n", rows[i].info.full_name,
+                perfq_value_as_double(v, rows[i].info.storage));
+    }
+    if (collect)
+        stat_collect_print_csv(collect, out);
 }
 
 /* Starts cmd stopped before exec; returns its pid, or -1. *go and *exec_err are the pipes. */
@@ -325,7 +361,8 @@ static pid_t spawn_waiting(char **cmd, int *go, int *exec_err)
 }
 
 static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
-                           size_t n, perfq_value_t *values, struct child_result *r, FILE *out)
+                           size_t n, perfq_value_t *values, struct child_result *r, FILE *out,
+                           struct stat_collect **collect)
 {
     perfq_counter_id_t ids[MAX_EVENTS];
     perfq_counter_info_t infos[MAX_EVENTS];
@@ -338,10 +375,14 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         }
     if (o->layers && layers_inject(0) != 0)
         return -1;   /* never run the command without the layers it asked for */
+    if (o->layers && !(*collect = stat_collect_open()))
+        return -1;
     int go, exec_err;
     pid_t pid = spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
+    if (*collect && stat_collect_start(*collect) != 0)
+        fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
     perfq_measurement_t *m = NULL;
     struct stat_interval *iv = NULL;
     perfq_target_t target = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
@@ -391,6 +432,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         wrc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
     while (wrc < 0 && errno == EINTR);
     r->elapsed_ns = monotonic_ns() - t0;
+    if (*collect)
+        stat_collect_finish(*collect);
     if (m) {
         st = perfq_measurement_end(m);
         if (st == PERFQ_OK)
@@ -435,14 +478,20 @@ int cmd_stat(int argc, char **argv)
     }
     struct child_result result = {0};
     cli_output_begin(out);   /* -I writes interval records to out while CMD runs */
-    int measured = run_and_measure(pq, &o, rows, n, values, &result, out) == 0;
+    struct stat_collect *collect = NULL;
+    int measured = run_and_measure(pq, &o, rows, n, values, &result, out, &collect) == 0;
     if (!ferror(out))
         errno = 0;           /* a failure from here on reports its own errno */
     if (measured) {
         if (o.json)
-            print_json(out, &o, rows, n, values, &result);
-        else
+            print_json(out, &o, rows, n, values, &result, collect);
+        else if (o.csv)
+            print_csv(out, rows, n, values, &result, collect);
+        else {
             print_table(out, &o, rows, n, values, &result);
+            if (collect)
+                stat_collect_print_table(collect, out);
+        }
         rc = WIFEXITED(result.status) ? WEXITSTATUS(result.status)
                                       : 128 + WTERMSIG(result.status);
     }
@@ -451,6 +500,7 @@ int cmd_stat(int argc, char **argv)
     /* The counts are the point of perfq stat: losing them is a failure, whatever CMD did. */
     if (cli_output_end(out, name) != 0 && measured)
         rc = CLI_EXIT_OUTPUT;
+    stat_collect_close(&collect);
 out:
     perfq_close(&pq);
     free(o.events);

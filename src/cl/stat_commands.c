@@ -1,0 +1,178 @@
+/*
+ * The OpenCL side of `perfq stat --layers` (docs/perfq-stat.md): when PERFQ_STAT_CHANNEL names a
+ * valid channel, every NDRange/task/native kernel, transfer, fill, marker and barrier command
+ * (the FORWARD_COUNTED wrappers) is sent to the CLI once it completes: its command type, the
+ * kernel's name, the bytes it moves (the same rules as Bytes Transferred) and END - START from
+ * the driver's event profiling.
+ *
+ * For that every queue gets CL_QUEUE_PROFILING_ENABLE underneath (next_create in
+ * queue_properties.c, and clCreateCommandQueue here); clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)
+ * still answers the program's own bits. A command enqueued without an event gets an internal one,
+ * released by the layer when read. Results are read in a CL_COMPLETE callback (on the driver's
+ * thread) and sent without blocking; the event is retained until then.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/command_counters.h"
+#include "cl/stat_commands.h"
+#include "core/stat_channel.h"
+
+int perfq_cl_stat_on;
+
+/* Queues created under perfq stat: value 1 when the program did not ask for profiling (the
+ * layer turned it on), 2 when it did. */
+static struct perfq_cl_table stat_queues = PERFQ_CL_TABLE_INIT;
+
+struct pending {
+    struct perfq_stat_record r;
+    int internal;
+};
+
+static void CL_CALLBACK completed(cl_event ev, cl_int status, void *user)
+{
+    struct pending *p = user;
+    cl_ulong start = 0, end = 0;
+    if (status == CL_COMPLETE &&
+        perfq_cl_next.clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start),
+                                              &start, NULL) == CL_SUCCESS &&
+        perfq_cl_next.clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end,
+                                              NULL) == CL_SUCCESS &&
+        end >= start) {
+        p->r.flags |= PERFQ_STAT_HAS_GPU_TIME;
+        p->r.c = end - start;
+    }
+    perfq_stat_channel_send(&p->r);
+    perfq_cl_next.clReleaseEvent(ev);   /* the reference taken in perfq_cl_stat_command */
+    free(p);
+}
+
+static void kernel_name(cl_kernel kernel, char *out, size_t size)
+{
+    size_t need = 0;
+    if (perfq_cl_next.clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &need) !=
+            CL_SUCCESS || need == 0)
+        return;
+    char *name = malloc(need);
+    if (name && perfq_cl_next.clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, need, name,
+                                              NULL) == CL_SUCCESS)
+        snprintf(out, size, "%s", name);
+    free(name);
+}
+
+void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_event *event,
+                           int internal)
+{
+    if (err != CL_SUCCESS || !event || !*event)
+        return;
+    struct pending *p = calloc(1, sizeof(*p));
+    cl_command_type type = 0;
+    if (p && perfq_cl_next.clGetEventInfo(*event, CL_EVENT_COMMAND_TYPE, sizeof(type), &type,
+                                          NULL) == CL_SUCCESS) {
+        p->r.kind = PERFQ_STAT_CL_COMMAND;
+        p->r.a = type;
+        if (cmd->bytes_known) {
+            p->r.flags |= PERFQ_STAT_HAS_BYTES;
+            p->r.d = cmd->bytes;
+        }
+        if (cmd->kernel)
+            kernel_name(cmd->kernel, p->r.name, sizeof(p->r.name));
+        /* The program's event stays valid until our callback has read it. */
+        if (internal || perfq_cl_next.clRetainEvent(*event) == CL_SUCCESS) {
+            if (perfq_cl_next.clSetEventCallback(*event, CL_COMPLETE, completed, p) ==
+                CL_SUCCESS) {
+                if (internal)
+                    *event = NULL;   /* the program passed no event: it gets none */
+                return;
+            }
+            perfq_stat_channel_send(&p->r);   /* counted, without time */
+            perfq_cl_next.clReleaseEvent(*event);
+            if (internal)
+                *event = NULL;
+            free(p);
+            return;
+        }
+    }
+    /* No memory or no command type: the command is still counted, as a drop. */
+    struct perfq_stat_record lost;
+    memset(&lost, 0, sizeof(lost));
+    lost.kind = 0xffff;
+    perfq_stat_channel_send(&lost);
+    free(p);
+    if (internal) {
+        perfq_cl_next.clReleaseEvent(*event);
+        *event = NULL;
+    }
+}
+
+/* ---- queues: profiling underneath ------------------------------------------------------------ */
+
+const cl_queue_properties *perfq_cl_stat_queue_properties(const cl_queue_properties *in,
+                                                          cl_queue_properties *buf, size_t cap,
+                                                          int *program_profiling)
+{
+    size_t n = 0;
+    int has = 0;
+    *program_profiling = 0;
+    for (; in && in[n]; n += 2) {
+        if (n + 3 >= cap)
+            return in;   /* longer than any real list: passed as it is, without profiling */
+        buf[n] = in[n];
+        buf[n + 1] = in[n + 1];
+        if (in[n] == CL_QUEUE_PROPERTIES) {
+            has = 1;
+            *program_profiling = (in[n + 1] & CL_QUEUE_PROFILING_ENABLE) != 0;
+            buf[n + 1] |= CL_QUEUE_PROFILING_ENABLE;
+        }
+    }
+    if (!has) {
+        buf[n++] = CL_QUEUE_PROPERTIES;
+        buf[n++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+void perfq_cl_stat_queue_created(cl_command_queue queue, int program_profiling)
+{
+    void *old = NULL;
+    pthread_mutex_lock(&stat_queues.lock);
+    perfq_cl_table_put_locked(&stat_queues, queue, (void *)(uintptr_t)(program_profiling ? 2 : 1),
+                              &old);
+    pthread_mutex_unlock(&stat_queues.lock);
+}
+
+int perfq_cl_stat_hidden_profiling(cl_command_queue queue)
+{
+    if (!perfq_cl_stat_on)
+        return 0;
+    pthread_mutex_lock(&stat_queues.lock);
+    uintptr_t v = (uintptr_t)perfq_cl_table_find_locked(&stat_queues, queue);
+    pthread_mutex_unlock(&stat_queues.lock);
+    return v == 1;
+}
+
+static cl_command_queue CL_API_CALL CreateCommandQueue_stat(cl_context context,
+                                                            cl_device_id device,
+                                                            cl_command_queue_properties props,
+                                                            cl_int *errcode_ret)
+{
+    cl_command_queue q = perfq_cl_next.clCreateCommandQueue(
+        context, device, props | CL_QUEUE_PROFILING_ENABLE, errcode_ret);
+    if (q)
+        perfq_cl_stat_queue_created(q, (props & CL_QUEUE_PROFILING_ENABLE) != 0);
+    return q;
+}
+
+void perfq_cl_install_stat_commands(cl_icd_dispatch *d)
+{
+    perfq_cl_stat_on = perfq_stat_channel_active();
+    if (perfq_cl_stat_on && perfq_cl_next.clCreateCommandQueue)
+        d->clCreateCommandQueue = CreateCommandQueue_stat;
+}
+
+void perfq_cl_stat_commands_fini(void)
+{
+    perfq_cl_table_clear(&stat_queues, NULL);
+}

@@ -1,0 +1,170 @@
+/*
+ * The `perfq stat` front end: frames of every context, sent to the CLI through the stat channel
+ * (src/core/stat_channel.h, docs/perfq-stat.md). Registered only when PERFQ_STAT_CHANNEL names a
+ * valid channel (perfq stat --layers): otherwise it costs nothing, not even a swap observer.
+ *
+ * A frame is what a context renders between two swaps (eglSwapBuffers, glXSwapBuffers); frame 0
+ * starts at the context's first make-current. At each swap, before the real one:
+ *  - a FRAME record (context, index, CPU frame time) goes at once, so the frame count does not
+ *    depend on GPU results arriving;
+ *  - the frame's GPU timer (the layer's trustworthy timer service: the driver's timer queries
+ *    where they are trustworthy, fences stamped with the CPU clock elsewhere) and its
+ *    GL_VERTICES_SUBMITTED_ARB query (the query-virtualisation service, so the program's own
+ *    pipeline-statistics queries stay exact) end, and the next frame's begin;
+ *  - ended frames wait in a ring of RING; results are read without waiting, oldest first, and
+ *    sent as FRAME_GPU records; only when the ring is full does the swap wait for the oldest.
+ * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
+ * At context destruction with the context current, pending frames are waited for; without it
+ * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
+ * their FRAME record: counted, with CPU time, without GPU results.
+ */
+#include "gl/gl_layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stat_channel.h"
+
+#define RING 8
+
+struct pending {
+    struct perfq_gl_timer *timer;
+    struct perfq_gl_vquery *vertices;
+    uint64_t index;
+};
+
+struct stat_ctx {
+    struct pending ring[RING];
+    unsigned head, count;
+    struct perfq_gl_timer *timer;         /* the frame being rendered */
+    struct perfq_gl_vquery *vertices;
+    uint64_t frame;                       /* its index */
+    uint64_t start_ns;                    /* CPU time it started */
+    int count_vertices;
+    uint64_t handle;
+};
+
+static void begin_frame(struct perfq_gl_context *ctx, struct stat_ctx *s)
+{
+    s->timer = NULL;
+    s->vertices = NULL;
+    if (perfq_gl_timer_begin(ctx, &s->timer) != PERFQ_OK)
+        s->timer = NULL;
+    if (s->count_vertices &&
+        perfq_gl_vquery_begin(ctx, GL_VERTICES_SUBMITTED_ARB, 0, &s->vertices) != PERFQ_OK)
+        s->vertices = NULL;
+}
+
+/* Sends the oldest pending frame's results if available (or wait). 1 when it went. */
+static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
+{
+    struct pending *p = &s->ring[s->head];
+    uint64_t ns = 0, vertices = 0;
+    perfq_status_t ts = p->timer ? perfq_gl_timer_result(ctx, p->timer, wait, &ns) : PERFQ_ENOTSUP;
+    perfq_status_t vs = p->vertices ? perfq_gl_vquery_result(ctx, p->vertices, wait, &vertices)
+                                    : PERFQ_ENOTSUP;
+    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY)
+        return 0;
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_FRAME_GPU;
+    r.a = s->handle;
+    r.b = p->index;
+    if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(p->timer)) {
+        r.flags |= PERFQ_STAT_HAS_GPU_TIME;
+        r.c = ns;
+    }
+    if (vs == PERFQ_OK) {
+        r.flags |= PERFQ_STAT_HAS_VERTICES;
+        r.d = vertices;
+    }
+    perfq_stat_channel_send(&r);
+    perfq_gl_timer_free(ctx, p->timer);
+    perfq_gl_vquery_free(ctx, p->vertices);
+    s->head = (s->head + 1) % RING;
+    s->count--;
+    return 1;
+}
+
+static void *created(const struct perfq_gl_scope_object *at)
+{
+    struct stat_ctx *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;   /* this context is then not measured; the program goes on */
+    s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
+    s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
+    s->start_ns = perfq_gl_now_ns();
+    begin_frame(at->ctx, s);
+    return s;
+}
+
+static void swap(struct perfq_gl_context *ctx, void *data)
+{
+    struct stat_ctx *s = data;
+    if (!s)
+        return;
+    uint64_t now = perfq_gl_now_ns();
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_FRAME;
+    r.a = s->handle;
+    r.b = s->frame;
+    r.c = now - s->start_ns;
+    perfq_stat_channel_send(&r);
+
+    if (s->timer)
+        perfq_gl_timer_end(ctx, s->timer);
+    if (s->vertices)
+        perfq_gl_vquery_end(ctx, s->vertices);
+    if (s->count == RING)
+        drain_one(ctx, s, 1);
+    struct pending *p = &s->ring[(s->head + s->count) % RING];
+    p->timer = s->timer;
+    p->vertices = s->vertices;
+    p->index = s->frame;
+    s->count++;
+    while (s->count && drain_one(ctx, s, 0))
+        ;
+    s->frame++;
+    s->start_ns = now;
+    begin_frame(ctx, s);
+}
+
+static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
+{
+    struct stat_ctx *s = data;
+    if (!s)
+        return;
+    struct perfq_gl_context *ctx = at->ctx;
+    /* Current here: wait for every pending frame. Not current: no GL call may be made, so the
+     * pending frames (at most RING) stay CPU-only: counted as frames, without GPU results. */
+    while (gl_usable && s->count && drain_one(ctx, s, 1))
+        ;
+    while (s->count) {
+        struct pending *p = &s->ring[s->head];
+        perfq_gl_timer_free(ctx, p->timer);
+        perfq_gl_vquery_free(ctx, p->vertices);
+        s->head = (s->head + 1) % RING;
+        s->count--;
+    }
+    /* The commands after the last swap are no frame. */
+    perfq_gl_timer_free(ctx, s->timer);
+    perfq_gl_vquery_free(ctx, s->vertices);
+    free(s);
+}
+
+static const struct perfq_gl_observers observers = {.swap = swap};
+
+static const struct perfq_gl_frontend stat_frontend = {
+    .name = "perfq-stat-frames",
+    .scope = PERFQ_GL_SCOPE_CONTEXT,
+    .created = created,
+    .destroyed = destroyed,
+    .observers = &observers,
+};
+
+__attribute__((constructor)) static void register_stat_frames(void)
+{
+    if (perfq_stat_channel_active())
+        perfq_gl_register_frontend(&stat_frontend);
+}

@@ -1,0 +1,206 @@
+/* perfq stat --layers end to end on llvmpipe and PoCL, as a user runs it: the frames of the GL
+ * example (count, per-frame vertices exact), the OpenCL example's commands (counts and bytes
+ * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a shell's
+ * children followed. Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL. */
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *perfq_path, *gl_path, *cl_path;
+
+/* Runs `perfq stat -o FILE ARGS`; returns its exit status and the report (malloc'd). */
+static int run_perfq(const char *const *args, char **report)
+{
+    char rep_path[] = "/tmp/perfq-prof-XXXXXX";
+    int rep = mkstemp(rep_path);
+    assert_true(rep >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const char *argv[40] = {perfq_path, "stat", "--layers", "-o", rep_path};
+        int k = 5;
+        for (int i = 0; args[i] && k < 38; i++)
+            argv[k++] = args[i];
+        execv(perfq_path, (char *const *)argv);
+        _exit(99);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    FILE *f = fopen(rep_path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    *report = calloc(1, (size_t)size + 1);
+    assert_int_equal(fread(*report, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    close(rep);
+    unlink(rep_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static json_object *get(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+        json_object *next = NULL;
+        if (!json_object_object_get_ex(o, k, &next))
+            fail_msg("no '%s' in the report (%s)", k, path);
+        o = next;
+    }
+    return o;
+}
+
+static int64_t get_int(json_object *o, const char *path)
+{
+    return json_object_get_int64(get(o, path));
+}
+
+static json_object *group(json_object *o, const char *list, const char *name)
+{
+    json_object *arr = get(o, list);
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        json_object *g = json_object_array_get_idx(arr, i);
+        if (strcmp(json_object_get_string(get(g, "name")), name) == 0)
+            return g;
+    }
+    fail_msg("no group '%s' in %s", name, list);
+    return NULL;
+}
+
+static void gl_frames_json(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", gl_path, "60", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    /* Every swap is a frame record, sent at the swap: the count is exact. */
+    assert_int_equal(get_int(j, "frames.count"), 60);
+    assert_int_equal(get_int(j, "frames.contexts"), 1);
+    assert_int_equal(get_int(j, "frames.cpu_frame_ns.count"), 60);
+    /* GPU results come for every frame but the last ones pending when the program released
+     * its context before destroying it (at most the front end's ring of 8). */
+    int64_t gpu = get_int(j, "frames.with_gpu_time");
+    assert_true(gpu > 0 && gpu <= 60);
+    assert_true(get_int(j, "frames.gpu_frame_ns.max") > 0);
+    int64_t v = get_int(j, "frames.vertices.count");
+    assert_true(v >= 60 - 8 && v <= 60);
+    /* 4 draws of 6 vertices, exactly, in every frame measured. */
+    assert_int_equal(get_int(j, "frames.vertices.min"), 24);
+    assert_int_equal(get_int(j, "frames.vertices.max"), 24);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "exit_status"), 0);
+    json_object_put(j);
+    free(report);
+}
+
+static void children_followed_and_status(void **state)
+{
+    (void)state;
+    char script[8192], *report;
+    /* A shell (not measured by the layers: it renders nothing) starts two GL programs, one with
+     * 2 draws per frame, and exits 3. */
+    snprintf(script, sizeof script, "'%s' 10 && '%s' 15 2 && exit 3", gl_path, gl_path);
+    int rc = run_perfq((const char *[]){"--json", "--", "/bin/sh", "-c", script, NULL}, &report);
+    assert_int_equal(rc, 3);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "exit_status"), 3);
+    assert_int_equal(get_int(j, "frames.count"), 25);
+    assert_int_equal(get_int(j, "frames.contexts"), 2);
+    assert_int_equal(get_int(j, "channel.processes"), 2);
+    assert_int_equal(get_int(j, "frames.vertices.min"), 12);
+    assert_int_equal(get_int(j, "frames.vertices.max"), 24);
+    json_object_put(j);
+    free(report);
+}
+
+static void cl_commands_json(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", cl_path, "7", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    const int64_t rounds = 7, bytes = 65536 * 4;
+    assert_int_equal(get_int(j, "opencl.commands"), 7 * rounds);
+    const char *kernels[] = {"vadd", "scale", "saxpy"};
+    for (int k = 0; k < 3; k++) {
+        json_object *g = group(j, "opencl.by_kernel", kernels[k]);
+        assert_int_equal(get_int(g, "count"), rounds);
+        assert_int_equal(get_int(g, "timed"), rounds);
+        assert_int_equal(get_int(g, "bytes"), 0);
+        assert_true(get_int(g, "total_ns") > 0);
+    }
+    json_object *w = group(j, "opencl.by_command_type", "WRITE_BUFFER");
+    assert_int_equal(get_int(w, "count"), 2 * rounds);
+    assert_int_equal(get_int(w, "bytes"), 2 * rounds * bytes);
+    json_object *r = group(j, "opencl.by_command_type", "READ_BUFFER");
+    assert_int_equal(get_int(r, "count"), 2 * rounds);
+    assert_int_equal(get_int(r, "bytes"), 2 * rounds * bytes);
+    json_object *n = group(j, "opencl.by_command_type", "NDRANGE_KERNEL");
+    assert_int_equal(get_int(n, "count"), 3 * rounds);
+    assert_int_equal(get_int(n, "timed"), 3 * rounds);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+}
+
+/* CSV: a header and rows of 11 fields; the kernel rows hold the exact counts. */
+static void csv_parses(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--csv", "--", cl_path, "3", NULL}, &report);
+    assert_int_equal(rc, 0);
+    int lines = 0, kernels = 0, counters = 0;
+    for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save), lines++) {
+        int commas = 0;
+        for (char *c = l; *c; c++)
+            commas += *c == ',';
+        assert_int_equal(commas, 10);
+        if (lines == 0)
+            assert_string_equal(l, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes");
+        if (strncmp(l, "opencl_kernel,", 14) == 0) {
+            kernels++;
+            assert_int_equal(atoi(strchr(l + 14, ',') + 1), 3);
+        }
+        counters += strncmp(l, "counter,host/task-clock,", 24) == 0;
+    }
+    assert_int_equal(kernels, 3);
+    assert_int_equal(counters, 1);
+    free(report);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL\n", argv[0]);
+        return 2;
+    }
+    perfq_path = argv[1];
+    gl_path = argv[2];
+    cl_path = argv[3];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gl_frames_json),
+        cmocka_unit_test(children_followed_and_status),
+        cmocka_unit_test(cl_commands_json),
+        cmocka_unit_test(csv_parses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

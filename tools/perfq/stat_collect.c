@@ -1,0 +1,421 @@
+/*
+ * perfq stat --layers: receives the layers' records (src/core/stat_channel.h) on a thread while
+ * CMD runs and aggregates them: frames (count; CPU and GPU time per frame; vertices per frame)
+ * and OpenCL commands by kernel name and by command type. Memory is bounded: series keep at most
+ * SERIES_KEEP values (stat_series.h), at most MAX_GROUPS OpenCL groups (further names are summed
+ * in "(other)"), and the socket buffer bounds what is in flight.
+ */
+#include "stat_collect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/stat_channel.h"
+#include "stat_series.h"
+
+#define MAX_GROUPS 256
+#define MAX_CONTEXTS 1024
+
+struct group {
+    char name[64];
+    uint64_t count, bytes, timed;
+    struct series ns;
+};
+
+struct context_key {
+    uint32_t pid;
+    uint64_t handle;
+};
+
+struct stat_collect {
+    int recv_fd, send_fd, page_fd, stop[2];
+    struct perfq_stat_page *page;
+    pthread_t thread;
+    int running;
+    /* frames */
+    uint64_t frames, frames_gpu, frames_vertices;
+    struct series cpu_ns, gpu_ns, vertices;
+    struct context_key contexts[MAX_CONTEXTS];
+    size_t n_contexts;
+    uint64_t pids[MAX_CONTEXTS];
+    size_t n_pids;
+    /* OpenCL */
+    struct group kernels[MAX_GROUPS], types[MAX_GROUPS];
+    size_t n_kernels, n_types;
+    uint64_t commands;
+    uint64_t malformed;
+};
+
+static const char *command_type_name(uint64_t t)
+{
+    static const char *const names[] = {
+        "NDRANGE_KERNEL", "TASK", "NATIVE_KERNEL", "READ_BUFFER", "WRITE_BUFFER", "COPY_BUFFER",
+        "READ_IMAGE", "WRITE_IMAGE", "COPY_IMAGE", "COPY_IMAGE_TO_BUFFER",
+        "COPY_BUFFER_TO_IMAGE", "MAP_BUFFER", "MAP_IMAGE", "UNMAP_MEM_OBJECT", "MARKER",
+        "ACQUIRE_GL_OBJECTS", "RELEASE_GL_OBJECTS", "READ_BUFFER_RECT", "WRITE_BUFFER_RECT",
+        "COPY_BUFFER_RECT", "USER", "BARRIER", "MIGRATE_MEM_OBJECTS", "FILL_BUFFER",
+        "FILL_IMAGE", "SVM_FREE", "SVM_MEMCPY", "SVM_MEMFILL", "SVM_MAP", "SVM_UNMAP",
+    };
+    /* CL_COMMAND_NDRANGE_KERNEL is 0x11F0 and the rest follow in this order (cl.h). */
+    if (t >= 0x11F0 && t - 0x11F0 < sizeof(names) / sizeof(names[0]))
+        return names[t - 0x11F0];
+    return NULL;
+}
+
+static struct group *group_of(struct group *g, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(g[i].name, name) == 0)
+            return &g[i];
+    if (*n >= MAX_GROUPS - 1) {
+        /* The last slot is "(other)": names past MAX_GROUPS - 1 are summed there. */
+        if (*n == MAX_GROUPS - 1)
+            snprintf(g[(*n)++].name, sizeof(g->name), "(other)");
+        return &g[MAX_GROUPS - 1];
+    }
+    struct group *x = &g[(*n)++];
+    snprintf(x->name, sizeof(x->name), "%s", name);
+    return x;
+}
+
+static void group_add(struct group *g, const struct perfq_stat_record *r)
+{
+    g->count++;
+    if (r->flags & PERFQ_STAT_HAS_BYTES)
+        g->bytes += r->d;
+    if (r->flags & PERFQ_STAT_HAS_GPU_TIME) {
+        g->timed++;
+        series_add(&g->ns, r->c);
+    }
+}
+
+static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
+{
+    size_t i;
+    for (i = 0; i < c->n_contexts; i++)
+        if (c->contexts[i].pid == pid && c->contexts[i].handle == handle)
+            break;
+    if (i == c->n_contexts && c->n_contexts < MAX_CONTEXTS)
+        c->contexts[c->n_contexts++] = (struct context_key){pid, handle};
+    for (i = 0; i < c->n_pids; i++)
+        if (c->pids[i] == pid)
+            return;
+    if (c->n_pids < MAX_CONTEXTS)
+        c->pids[c->n_pids++] = pid;
+}
+
+static void take(struct stat_collect *c, const struct perfq_stat_record *r)
+{
+    switch (r->kind) {
+    case PERFQ_STAT_FRAME:
+        c->frames++;
+        series_add(&c->cpu_ns, r->c);
+        note_context(c, r->pid, r->a);
+        break;
+    case PERFQ_STAT_FRAME_GPU:
+        if (r->flags & PERFQ_STAT_HAS_GPU_TIME) {
+            c->frames_gpu++;
+            series_add(&c->gpu_ns, r->c);
+        }
+        if (r->flags & PERFQ_STAT_HAS_VERTICES) {
+            c->frames_vertices++;
+            series_add(&c->vertices, r->d);
+        }
+        break;
+    case PERFQ_STAT_CL_COMMAND: {
+        c->commands++;
+        const char *type = command_type_name(r->a);
+        char other[32];
+        if (!type) {
+            snprintf(other, sizeof(other), "0x%" PRIx64, r->a);
+            type = other;
+        }
+        group_add(group_of(c->types, &c->n_types, type), r);
+        if (r->name[0])
+            group_add(group_of(c->kernels, &c->n_kernels, r->name), r);
+        note_context(c, r->pid, 0);
+        break;
+    }
+    default:
+        c->malformed++;
+    }
+}
+
+static int receive(struct stat_collect *c, int flags)
+{
+    struct perfq_stat_record r;
+    ssize_t got = recv(c->recv_fd, &r, sizeof(r), flags);
+    if (got < 0)
+        return errno == EINTR ? 1 : -1;
+    if (got == 0)
+        return 0;   /* every sending end is closed */
+    if (got != (ssize_t)sizeof(r) || r.magic != PERFQ_STAT_RECORD_MAGIC) {
+        c->malformed++;
+        return 1;
+    }
+    r.name[sizeof(r.name) - 1] = 0;
+    take(c, &r);
+    return 1;
+}
+
+static void *drain(void *arg)
+{
+    struct stat_collect *c = arg;
+    for (;;) {
+        struct pollfd p[2] = {{c->recv_fd, POLLIN, 0}, {c->stop[0], POLLIN, 0}};
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            if (receive(c, MSG_DONTWAIT) <= 0 && errno != EAGAIN)
+                break;
+            continue;
+        }
+        if (p[1].revents)
+            break;
+    }
+    /* CMD exited: what its processes sent is in the buffer; descendants still running are
+     * not waited for (as perf stat), what they send later is not counted. */
+    while (receive(c, MSG_DONTWAIT) > 0)
+        ;
+    return NULL;
+}
+
+struct stat_collect *stat_collect_open(void)
+{
+    struct stat_collect *c = calloc(1, sizeof(*c));
+    int sv[2] = {-1, -1};
+    if (!c)
+        return NULL;
+    c->page_fd = c->stop[0] = c->stop[1] = -1;
+    /* SEQPACKET: one record per message, and recv sees EOF when every sender is gone. The
+     * sending end is inherited by CMD (no close-on-exec); perfq's end is close-on-exec. */
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0 || pipe2(c->stop, O_CLOEXEC) != 0)
+        goto fail;
+    c->recv_fd = sv[0];
+    c->send_fd = sv[1];
+    fcntl(c->recv_fd, F_SETFD, FD_CLOEXEC);
+    /* A larger receive buffer absorbs bursts; still bounded (the kernel caps it at rmem_max). */
+    int size = 4 << 20;
+    setsockopt(c->recv_fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    setsockopt(c->send_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    c->page_fd = memfd_create("perfq-stat", 0);
+    if (c->page_fd < 0 || ftruncate(c->page_fd, sizeof(struct perfq_stat_page)) != 0)
+        goto fail;
+    void *p = mmap(NULL, sizeof(struct perfq_stat_page), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   c->page_fd, 0);
+    if (p == MAP_FAILED)
+        goto fail;
+    c->page = p;
+    struct stat ss, ps;
+    if (fstat(c->send_fd, &ss) != 0 || fstat(c->page_fd, &ps) != 0)
+        goto fail;
+    char env[128];
+    snprintf(env, sizeof(env), "%d:%llu:%d:%llu", c->send_fd, (unsigned long long)ss.st_ino,
+             c->page_fd, (unsigned long long)ps.st_ino);
+    if (setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
+        goto fail;
+    return c;
+fail:
+    fprintf(stderr, "perfq stat: cannot make the layers' channel: %s\n", strerror(errno));
+    if (sv[0] >= 0) {
+        close(sv[0]);
+        close(sv[1]);
+        c->recv_fd = c->send_fd = -1;
+    }
+    stat_collect_close(&c);
+    return NULL;
+}
+
+int stat_collect_start(struct stat_collect *c)
+{
+    unsetenv(PERFQ_STAT_CHANNEL_ENV);
+    close(c->send_fd);
+    close(c->page_fd);
+    c->send_fd = c->page_fd = -1;
+    if (pthread_create(&c->thread, NULL, drain, c) != 0)
+        return -1;
+    c->running = 1;
+    return 0;
+}
+
+void stat_collect_finish(struct stat_collect *c)
+{
+    if (!c->running)
+        return;
+    char b = 1;
+    if (write(c->stop[1], &b, 1) != 1)
+        close(c->stop[1]);   /* poll then sees the pipe's end: the thread stops either way */
+    pthread_join(c->thread, NULL);
+    c->running = 0;
+}
+
+void stat_collect_close(struct stat_collect **pc)
+{
+    struct stat_collect *c = *pc;
+    if (!c)
+        return;
+    stat_collect_finish(c);
+    if (c->recv_fd >= 0)
+        close(c->recv_fd);
+    if (c->send_fd >= 0)
+        close(c->send_fd);
+    if (c->page_fd >= 0)
+        close(c->page_fd);
+    if (c->stop[0] >= 0)
+        close(c->stop[0]);
+    if (c->stop[1] >= 0)
+        close(c->stop[1]);
+    if (c->page)
+        munmap(c->page, sizeof(*c->page));
+    series_free(&c->cpu_ns);
+    series_free(&c->gpu_ns);
+    series_free(&c->vertices);
+    for (size_t i = 0; i < c->n_kernels; i++)
+        series_free(&c->kernels[i].ns);
+    for (size_t i = 0; i < c->n_types; i++)
+        series_free(&c->types[i].ns);
+    free(c);
+    *pc = NULL;
+}
+
+static uint64_t dropped(const struct stat_collect *c)
+{
+    return c->page ? __atomic_load_n(&c->page->dropped, __ATOMIC_RELAXED) : 0;
+}
+
+static uint64_t attached(const struct stat_collect *c)
+{
+    return c->page ? __atomic_load_n(&c->page->attached, __ATOMIC_RELAXED) : 0;
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+static void table_series(FILE *out, const char *what, struct series *s, double scale,
+                         const char *unit)
+{
+    fprintf(out, "   %-22s mean %10.3f  p50 %10.3f  p95 %10.3f  p99 %10.3f  max %10.3f %s%s\n",
+            what, series_mean(s) / scale, (double)series_percentile(s, 50) / scale,
+            (double)series_percentile(s, 95) / scale, (double)series_percentile(s, 99) / scale,
+            (double)s->max / scale, unit, series_sampled(s) ? " (percentiles sampled)" : "");
+}
+
+static void table_groups(FILE *out, const char *title, struct group *g, size_t n)
+{
+    if (!n)
+        return;
+    fprintf(out, "   %-24s %8s %14s %12s %12s %14s\n", title, "count", "total ms", "mean us",
+            "p95 us", "bytes");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "   %-24s %8" PRIu64 " %14.3f %12.3f %12.3f %14" PRIu64 "%s\n", g[i].name,
+                g[i].count, (double)g[i].ns.sum / 1e6, series_mean(&g[i].ns) / 1e3,
+                (double)series_percentile(&g[i].ns, 95) / 1e3, g[i].bytes,
+                g[i].timed < g[i].count ? "  (some without time)" : "");
+}
+
+void stat_collect_print_table(struct stat_collect *c, FILE *out)
+{
+    fprintf(out, " Layers (%" PRIu64 " attached in %zu processes):\n", attached(c), c->n_pids);
+    if (c->frames) {
+        fprintf(out, "   %" PRIu64 " frames in %zu contexts; %" PRIu64 " with GPU time\n",
+                c->frames, c->n_contexts, c->frames_gpu);
+        table_series(out, "CPU frame time", &c->cpu_ns, 1e6, "ms");
+        if (c->frames_gpu)
+            table_series(out, "GPU time per frame", &c->gpu_ns, 1e6, "ms");
+        if (c->frames_vertices)
+            fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
+                    " (%" PRIu64 " frames)\n", "vertices per frame", series_mean(&c->vertices),
+                    c->vertices.min, c->vertices.max, c->frames_vertices);
+    } else {
+        fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
+    }
+    if (c->commands) {
+        fprintf(out, "   %" PRIu64 " OpenCL commands\n", c->commands);
+        table_groups(out, "kernel", c->kernels, c->n_kernels);
+        table_groups(out, "command type", c->types, c->n_types);
+    } else {
+        fprintf(out, "   no OpenCL commands\n");
+    }
+    uint64_t d = dropped(c);
+    if (d || c->malformed)
+        fprintf(out, "   %" PRIu64 " records dropped (channel full), %" PRIu64 " malformed\n",
+                d, c->malformed);
+    fprintf(out, "\n");
+}
+
+static void json_series(FILE *out, const char *name, struct series *s)
+{
+    fprintf(out, "\"%s\": {\"count\": %" PRIu64 ", \"mean\": %.17g, \"p50\": %" PRIu64
+            ", \"p95\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"min\": %" PRIu64 ", \"max\": %"
+            PRIu64 ", \"sampled\": %s}", name, s->count, series_mean(s),
+            series_percentile(s, 50), series_percentile(s, 95), series_percentile(s, 99),
+            s->count ? s->min : 0, s->max, series_sampled(s) ? "true" : "false");
+}
+
+static void json_groups(FILE *out, struct group *g, size_t n)
+{
+    fprintf(out, "[");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s{\"name\": ", i ? ", " : "");
+        json_string(out, g[i].name);
+        fprintf(out, ", \"count\": %" PRIu64 ", \"timed\": %" PRIu64 ", \"total_ns\": %" PRIu64
+                ", \"mean_ns\": %.17g, \"p95_ns\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+                g[i].count, g[i].timed, g[i].ns.sum, series_mean(&g[i].ns),
+                series_percentile(&g[i].ns, 95), g[i].bytes);
+    }
+    fprintf(out, "]");
+}
+
+void stat_collect_print_json(struct stat_collect *c, FILE *out)
+{
+    fprintf(out, "\"frames\": {\"count\": %" PRIu64 ", \"contexts\": %zu, \"with_gpu_time\": %"
+            PRIu64 ", ", c->frames, c->n_contexts, c->frames_gpu);
+    json_series(out, "cpu_frame_ns", &c->cpu_ns);
+    fprintf(out, ", ");
+    json_series(out, "gpu_frame_ns", &c->gpu_ns);
+    fprintf(out, ", ");
+    json_series(out, "vertices", &c->vertices);
+    fprintf(out, "}, \"opencl\": {\"commands\": %" PRIu64 ", \"by_kernel\": ", c->commands);
+    json_groups(out, c->kernels, c->n_kernels);
+    fprintf(out, ", \"by_command_type\": ");
+    json_groups(out, c->types, c->n_types);
+    fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
+            PRIu64 ", \"malformed\": %" PRIu64 "}", attached(c), c->n_pids, dropped(c),
+            c->malformed);
+}
+
+static void csv_series(FILE *out, const char *name, struct series *s)
+{
+    fprintf(out, "frames,%s,%" PRIu64 ",,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",\n", name, s->count, s->sum, series_mean(s), series_percentile(s, 50),
+            series_percentile(s, 95), series_percentile(s, 99), s->max);
+}
+
+static void csv_groups(FILE *out, const char *section, struct group *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,,%" PRIu64 ",,,%" PRIu64 "\n",
+                section, g[i].name, g[i].count, g[i].timed, g[i].ns.sum, series_mean(&g[i].ns),
+                series_percentile(&g[i].ns, 95), g[i].bytes);
+}
+
+void stat_collect_print_csv(struct stat_collect *c, FILE *out)
+{
+    /* Names are kernel names (C identifiers) and fixed words: no quoting is ever needed. */
+    csv_series(out, "cpu_frame_ns", &c->cpu_ns);
+    csv_series(out, "gpu_frame_ns", &c->gpu_ns);
+    csv_series(out, "vertices", &c->vertices);
+    csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
+    csv_groups(out, "opencl_command_type", c->types, c->n_types);
+    fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,,\n", dropped(c));
+    fprintf(out, "channel,processes,%zu,,,,,,,,\n", c->n_pids);
+}
