@@ -1,0 +1,101 @@
+/*
+ * bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]: the slowdown `perfq stat --layers` causes on a
+ * program (the examples: perfq-example-gl, perfq-example-cl), side by side in one run. Each
+ * round runs CMD bare, under `perfq stat` (host counters only) and under `perfq stat --layers`
+ * (frames and OpenCL commands), in an order that rotates every round, and takes the wall time of
+ * each; it prints the median over rounds of each variant's ratio to the bare run of the same
+ * round. Wall time includes perfq's own start and report (what a user waits for).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double run(char **argv)
+{
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", 1);
+        dup2(null, 1);
+        dup2(null, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench-stat-layers: '%s' failed (status 0x%x)\n", argv[0], status);
+        exit(1);
+    }
+    return now_s() - t0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5 || strcmp(argv[3], "--") != 0) {
+        fprintf(stderr, "usage: bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]\n");
+        return 2;
+    }
+    int rounds = atoi(argv[2]);
+    if (rounds < 1 || rounds > 1000)
+        return 2;
+    char **cmd = argv + 4;
+    int ncmd = argc - 4;
+    char *bare[64], *stat[64], *layers[64];
+    if (ncmd > 56)
+        return 2;
+    char *sv[] = {argv[1], "stat", "-o", "/dev/null", "--"};
+    char *lv[] = {argv[1], "stat", "--layers", "-o", "/dev/null", "--"};
+    memcpy(bare, cmd, (size_t)ncmd * sizeof(char *));
+    bare[ncmd] = NULL;
+    memcpy(stat, sv, sizeof(sv));
+    memcpy(stat + 5, cmd, (size_t)ncmd * sizeof(char *));
+    stat[5 + ncmd] = NULL;
+    memcpy(layers, lv, sizeof(lv));
+    memcpy(layers + 6, cmd, (size_t)ncmd * sizeof(char *));
+    layers[6 + ncmd] = NULL;
+    char **variants[3] = {bare, stat, layers};
+    double *ratio_stat = calloc((size_t)rounds, sizeof(double));
+    double *ratio_layers = calloc((size_t)rounds, sizeof(double));
+    double *bare_s = calloc((size_t)rounds, sizeof(double));
+    run(bare);   /* warm the caches (shader and kernel compilers, page cache) */
+    for (int r = 0; r < rounds; r++) {
+        double t[3];
+        for (int k = 0; k < 3; k++) {
+            int v = (r + k) % 3;   /* rotate the order: no variant always runs first */
+            t[v] = run(variants[v]);
+        }
+        bare_s[r] = t[0];
+        ratio_stat[r] = t[1] / t[0];
+        ratio_layers[r] = t[2] / t[0];
+    }
+    qsort(ratio_stat, (size_t)rounds, sizeof(double), cmp);
+    qsort(ratio_layers, (size_t)rounds, sizeof(double), cmp);
+    qsort(bare_s, (size_t)rounds, sizeof(double), cmp);
+    printf("%s: %d rounds, bare median %.3f s\n", cmd[0], rounds, bare_s[rounds / 2]);
+    printf("  perfq stat          / bare: median %.3f  (min %.3f, max %.3f)\n",
+           ratio_stat[rounds / 2], ratio_stat[0], ratio_stat[rounds - 1]);
+    printf("  perfq stat --layers / bare: median %.3f  (min %.3f, max %.3f)\n",
+           ratio_layers[rounds / 2], ratio_layers[0], ratio_layers[rounds - 1]);
+    free(ratio_stat);
+    free(ratio_layers);
+    free(bare_s);
+    return 0;
+}
