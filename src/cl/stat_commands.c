@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cl/command_counters.h"
 #include "cl/stat_commands.h"
@@ -29,6 +30,9 @@ struct pending {
     struct perfq_stat_record r;
     int internal;
 };
+
+/* Commands whose CL_COMPLETE callback has not run yet. */
+static uint64_t in_flight;
 
 static void CL_CALLBACK completed(cl_event ev, cl_int status, void *user)
 {
@@ -46,6 +50,18 @@ static void CL_CALLBACK completed(cl_event ev, cl_int status, void *user)
     perfq_stat_channel_send(&p->r);
     perfq_cl_next.clReleaseEvent(ev);   /* the reference taken in perfq_cl_stat_command */
     free(p);
+    __atomic_sub_fetch(&in_flight, 1, __ATOMIC_RELEASE);
+}
+
+/* At exit, a driver may still be about to run the callbacks of commands that completed just
+ * before: give them up to 500 ms, then count what is left as dropped (never silently lost). */
+__attribute__((destructor)) static void wait_in_flight(void)
+{
+    if (!perfq_cl_stat_on)
+        return;
+    for (int i = 0; i < 500 && __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    perfq_stat_channel_count_drops(__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE));
 }
 
 static void kernel_name(cl_kernel kernel, char *out, size_t size)
@@ -80,12 +96,14 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
             kernel_name(cmd->kernel, p->r.name, sizeof(p->r.name));
         /* The program's event stays valid until our callback has read it. */
         if (internal || perfq_cl_next.clRetainEvent(*event) == CL_SUCCESS) {
+            __atomic_add_fetch(&in_flight, 1, __ATOMIC_RELAXED);
             if (perfq_cl_next.clSetEventCallback(*event, CL_COMPLETE, completed, p) ==
                 CL_SUCCESS) {
                 if (internal)
                     *event = NULL;   /* the program passed no event: it gets none */
                 return;
             }
+            __atomic_sub_fetch(&in_flight, 1, __ATOMIC_RELAXED);
             perfq_stat_channel_send(&p->r);   /* counted, without time */
             perfq_cl_next.clReleaseEvent(*event);
             if (internal)

@@ -61,3 +61,9 @@ void perfq_stat_channel_send(struct perfq_stat_record *r)
         return;
     __atomic_add_fetch(page ? &page->dropped : &local_dropped, 1, __ATOMIC_RELAXED);
 }
+
+void perfq_stat_channel_count_drops(uint64_t n)
+{
+    if (n && perfq_stat_channel_active())
+        __atomic_add_fetch(page ? &page->dropped : &local_dropped, n, __ATOMIC_RELAXED);
+}

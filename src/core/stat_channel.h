@@ -57,5 +57,7 @@ struct perfq_stat_page {
 int perfq_stat_channel_active(void);
 /* Sends one record (magic and pid are filled in). Never blocks; a drop is counted. */
 void perfq_stat_channel_send(struct perfq_stat_record *r);
+/* Counts n records that will never be sent (results still pending at exit). */
+void perfq_stat_channel_count_drops(uint64_t n);
 
 #endif

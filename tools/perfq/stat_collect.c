@@ -176,8 +176,9 @@ static void *drain(void *arg)
         if (poll(p, 2, -1) < 0 && errno != EINTR)
             break;
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            if (receive(c, MSG_DONTWAIT) <= 0 && errno != EAGAIN)
-                break;
+            int got = receive(c, MSG_DONTWAIT);
+            if (got == 0 || (got < 0 && errno != EAGAIN))
+                break;   /* every sender is gone (or the socket failed): nothing more comes */
             continue;
         }
         if (p[1].revents)
