@@ -1,6 +1,6 @@
 /* perfq stat --layers end to end on llvmpipe and PoCL, as a user runs it: the frames of the GL
  * example (count, per-frame vertices exact), the OpenCL example's commands (counts and bytes
- * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a shell's
+ * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed. Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL. */
 #include <json-c/json.h>
 #include <setjmp.h>
@@ -16,6 +16,25 @@
 #include <cmocka.h>
 
 static const char *perfq_path, *gl_path, *cl_path;
+static char self_path[4096];
+
+/* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
+static int spawn_two(const char *gl)
+{
+    const char *const runs[2][4] = {{gl, "10", NULL, NULL}, {gl, "15", "2", NULL}};
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execv(gl, (char *const *)runs[i]);
+            _exit(127);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return 1;
+    }
+    return 3;
+}
 
 /* Runs `perfq stat -o FILE ARGS`; returns its exit status and the report (malloc'd). */
 static int run_perfq(const char *const *args, char **report)
@@ -110,11 +129,12 @@ static void gl_frames_json(void **state)
 static void children_followed_and_status(void **state)
 {
     (void)state;
-    char script[8192], *report;
-    /* A shell (not measured by the layers: it renders nothing) starts two GL programs, one with
-     * 2 draws per frame, and exits 3. */
-    snprintf(script, sizeof script, "'%s' 10 && '%s' 15 2 && exit 3", gl_path, gl_path);
-    int rc = run_perfq((const char *[]){"--json", "--", "/bin/sh", "-c", script, NULL}, &report);
+    char *report;
+    /* A parent (this binary with --spawn: it renders nothing; not /bin/sh, which a sanitizer
+     * build's layer cannot be preloaded into) runs two GL programs, one with 2 draws per frame,
+     * one after the other with fork and exec, and exits 3. */
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--spawn", gl_path, NULL},
+                       &report);
     assert_int_equal(rc, 3);
     json_object *j = json_tokener_parse(report);
     assert_non_null(j);
@@ -189,6 +209,8 @@ static void csv_parses(void **state)
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--spawn") == 0)
+        return spawn_two(argv[2]);
     if (argc < 4) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL\n", argv[0]);
         return 2;
@@ -196,6 +218,10 @@ int main(int argc, char **argv)
     perfq_path = argv[1];
     gl_path = argv[2];
     cl_path = argv[3];
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+    if (n <= 0)
+        return 1;
+    self_path[n] = '\0';
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gl_frames_json),
         cmocka_unit_test(children_followed_and_status),
