@@ -477,25 +477,37 @@ static void test_timer_service(void **state)
     }
     assert_true(perfq_gl_timer_resolution_ns(cur()) > 0);
     assert_true(perfq_gl_timer_bits(cur(), 0) >= 30);
-    struct perfq_gl_timer *a = NULL, *s0 = NULL, *s1 = NULL;
-    assert_int_equal(perfq_gl_timer_stamp(cur(), &s0), PERFQ_OK);
-    assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
-    glt_draw_quads(&T, 8, 500);
-    assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_OK);
-    assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_ESTATE);
-    assert_int_equal(perfq_gl_timer_stamp(cur(), &s1), PERFQ_OK);
-    uint64_t ns = 0, t0 = 0, t1 = 0;
-    assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
-    assert_int_equal(perfq_gl_timer_result(cur(), s0, 1, &t0), PERFQ_OK);
-    assert_int_equal(perfq_gl_timer_result(cur(), s1, 1, &t1), PERFQ_OK);
-    assert_true(ns > 0);
-    assert_true(t1 > t0);
-    /* The interval lies between the two stamps around it (+ the path's resolution). */
-    assert_true(ns <= t1 - t0 + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
-    assert_false(perfq_gl_timer_disjoint(a));
-    perfq_gl_timer_free(cur(), a);
-    perfq_gl_timer_free(cur(), s0);
-    perfq_gl_timer_free(cur(), s1);
+    /* On the fence path a stamp taken more than a time slice after its fence signalled makes
+     * the interval disjoint (gpu_timer.c): a loaded machine (CI runs two sanitizer tests at once
+     * on two cores) can delay the helper thread that long. Disjoint is then the right answer,
+     * so the test asks for one interval in five that is not, and checks every one that is not. */
+    int clean = 0, attempts = 0;
+    while (attempts < 5 && !clean) {
+        attempts++;
+        struct perfq_gl_timer *a = NULL, *s0 = NULL, *s1 = NULL;
+        assert_int_equal(perfq_gl_timer_stamp(cur(), &s0), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+        glt_draw_quads(&T, 8, 500);
+        assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_ESTATE);
+        assert_int_equal(perfq_gl_timer_stamp(cur(), &s1), PERFQ_OK);
+        uint64_t ns = 0, t0 = 0, t1 = 0;
+        assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_result(cur(), s0, 1, &t0), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_result(cur(), s1, 1, &t1), PERFQ_OK);
+        clean = !perfq_gl_timer_disjoint(a);
+        perfq_gl_timer_free(cur(), a);
+        perfq_gl_timer_free(cur(), s0);
+        perfq_gl_timer_free(cur(), s1);
+        if (!clean)
+            continue;
+        assert_true(ns > 0);
+        assert_true(t1 > t0);
+        /* The interval lies between the two stamps around it (+ the path's resolution). */
+        assert_true(ns <= t1 - t0 + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
+    }
+    printf("# a clean interval after %d attempt(s)\n", attempts);
+    assert_true(clean);
     assert_int_equal(glt_error(), GL_NO_ERROR);
 }
 
