@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "gl_test.h"
-#include "gl/layer_internal.h"
+#include "gl/contexts/layer_internal.h"
 
 #define MAX_BLOCKS 64
 

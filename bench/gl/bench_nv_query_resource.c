@@ -19,8 +19,8 @@
 #include <time.h>
 
 #include "gl_test.h"
-#include "gl/layer_internal.h"
-#include "gl/nv_query_resource.h"
+#include "gl/contexts/layer_internal.h"
+#include "gl/nvres/nv_query_resource.h"
 
 #define MAX_BLOCKS 64
 

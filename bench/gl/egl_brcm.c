@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/provider.h"
-#include "gl/driver_counters.h"
+#include "gl/providers/driver_counters.h"
 #include "perfq/egl_brcm_performance_counters.h"
 #include "perfq/perfq.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/provider.h"
-#include "gl/driver_counters.h"
+#include "gl/providers/driver_counters.h"
 #include "gl/gl_layer.h"
 #include "perfq/egl_brcm_performance_counters.h"
 #include "perfq/perfq.h"

@@ -32,7 +32,7 @@
 #include <GL/glext.h>
 
 #include "perfq/perfq.h"
-#include "gl/dispatch.h"
+#include "gl/dispatch/dispatch.h"
 
 #ifndef PERFQ_GL_EXPORT
 #define PERFQ_GL_EXPORT __attribute__((visibility("default")))

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "gl_test.h"
-#include "gl/layer_internal.h"
-#include "gl/query_virtualization.h"
+#include "gl/contexts/layer_internal.h"
+#include "gl/virtualization/query_virtualization.h"
 
 #define W 64
 #define H 48

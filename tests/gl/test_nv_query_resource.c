@@ -19,7 +19,7 @@
 
 #include "gl_test.h"
 #include "gl/gl_layer.h"
-#include "gl/nvres_report.h"
+#include "gl/nvres/nvres_report.h"
 
 #define MIB (1024 * 1024)
 #define VIDMEM 0x9540

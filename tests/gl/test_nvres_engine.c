@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gl/nvres_accounting.h"
-#include "gl/nvres_format.h"
-#include "gl/nvres_report.h"
+#include "gl/nvres/nvres_accounting.h"
+#include "gl/nvres/nvres_format.h"
+#include "gl/nvres/nvres_report.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)

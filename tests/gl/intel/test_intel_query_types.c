@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "core/provider.h"
-#include "gl/intel_query_types.h"
+#include "gl/intel/intel_query_types.h"
 
 static const struct perfq_group_desc device_group = {
     "test-device", "test-only provider: a device-wide group", PERFQ_SCOPE_DEVICE, 0};

@@ -1,0 +1,257 @@
+/*
+ * Per-context state: one struct perfq_gl_ctx per EGL or GLX context the program creates, found
+ * by handle; the current one per thread in a thread-local pointer.
+ *
+ * Lifetime: created (lazily) at eglCreateContext / glXCreate*Context or at the first make-current
+ * of an unknown handle; initialised at its first make-current (GL callable: strings read,
+ * front ends' created hooks run, extension predicates evaluated); finalised once (destroyed
+ * hooks, services freed) when the program destroys it: at once if it is current nowhere (GL not
+ * usable), else just before it stops being current (GL usable: EGL and GLX keep a destroyed
+ * context alive until it is released). The struct is freed at finalisation unless still current
+ * somewhere; then at release.
+ */
+#include "gl/contexts/layer_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
+
+/* context_lock protects the context list and each context's lifetime fields. */
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct perfq_gl_ctx *contexts;
+static uint64_t n_contexts;
+
+struct perfq_gl_context *perfq_gl_current_context(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    return c ? &c->pub : NULL;
+}
+
+int perfq_gl_version_at_least(const struct perfq_gl_context *ctx, int major, int minor)
+{
+    return ctx->major > major || (ctx->major == major && ctx->minor >= minor);
+}
+
+struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
+                                             perfq_gl_window_system_t ws, void *display)
+{
+    if (!handle)
+        return NULL;
+    pthread_mutex_lock(&context_lock);
+    struct perfq_gl_ctx *c = contexts;
+    while (c && c->pub.handle != handle)
+        c = c->next;
+    if (!c && create) {
+        c = calloc(1, sizeof *c);
+        if (c) {
+            c->pub.gl = perfq_gl_dispatch();
+            c->pub.handle = handle;
+            c->pub.display = display;
+            c->pub.window_system = ws;
+            c->group = perfq_gl_share_group_new();
+            c->next = contexts;
+            contexts = c;
+            n_contexts++;
+        }
+    }
+    pthread_mutex_unlock(&context_lock);
+    return c;
+}
+
+static void unlink_context(struct perfq_gl_ctx *c)
+{
+    for (struct perfq_gl_ctx **p = &contexts; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            n_contexts--;
+            return;
+        }
+    }
+}
+
+static char *copy_string(const GLubyte *s)
+{
+    return strdup(s ? (const char *)s : "");
+}
+
+/* "4.5 (Core Profile) Mesa 22.3.6", "OpenGL ES 3.2 Mesa 22.3.6", "OpenGL ES-CM 1.1 ..." */
+static void parse_version(struct perfq_gl_ctx *c)
+{
+    const char *v = c->pub.version;
+    c->pub.api = PERFQ_GL_API_GL;
+    if (strncmp(v, "OpenGL ES", 9) == 0) {
+        c->pub.api = PERFQ_GL_API_GLES;
+        v += 9;
+        while (*v && (*v < '0' || *v > '9'))
+            v++;
+    }
+    int major = 0, minor = 0;
+    if (sscanf(v, "%d.%d", &major, &minor) != 2)
+        major = minor = 0;
+    c->pub.major = major;
+    c->pub.minor = minor;
+}
+
+static void initialize(struct perfq_gl_ctx *c)
+{
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    perfq_gl_error_guard_begin(&c->pub);
+    c->pub.vendor = copy_string(gl->glGetString ? gl->glGetString(GL_VENDOR) : NULL);
+    c->pub.renderer = copy_string(gl->glGetString ? gl->glGetString(GL_RENDERER) : NULL);
+    c->pub.version = copy_string(gl->glGetString ? gl->glGetString(GL_VERSION) : NULL);
+    parse_version(c);
+    if (c->pub.api == PERFQ_GL_API_GL && perfq_gl_version_at_least(&c->pub, 3, 2)) {
+        GLint mask = 0;
+        gl->glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+        c->pub.core_profile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
+    }
+    perfq_gl_extensions_init(c);
+    c->has_query_buffer = c->pub.api == PERFQ_GL_API_GL &&
+        (perfq_gl_version_at_least(&c->pub, 4, 4) ||
+         perfq_gl_has_driver_extension(&c->pub, "GL_ARB_query_buffer_object"));
+    c->use_ext_queries = c->pub.api == PERFQ_GL_API_GLES && c->pub.major < 3;
+    perfq_gl_error_guard_end(&c->pub);
+    c->initialized = 1;
+
+    perfq_gl_frontends_context_created(c);
+    perfq_gl_extensions_evaluate(c);
+}
+
+/* Runs the destroyed hooks and frees the services. GL calls only when gl_usable. */
+static void finalize(struct perfq_gl_ctx *c, int gl_usable)
+{
+    if (c->finalized)
+        return;
+    c->gl_usable_in_finalize = gl_usable;
+    if (c->initialized)
+        perfq_gl_frontends_context_destroyed(c, gl_usable);
+    perfq_gl_timer_free_context(c, gl_usable);
+    perfq_gl_vq_free_context(c, gl_usable);
+    perfq_gl_extensions_free(c);
+    c->finalized = 1;
+}
+
+static void free_context(struct perfq_gl_ctx *c)
+{
+    free((void *)c->pub.vendor);
+    free((void *)c->pub.renderer);
+    free((void *)c->pub.version);
+    perfq_gl_share_group_leave(c->group);
+    free(c);
+}
+
+void perfq_gl_context_before_switch(void *new_handle)
+{
+    struct perfq_gl_ctx *old = perfq_gl_tls_current;
+    if (!old || old->pub.handle == new_handle || !old->destroy_pending)
+        return;
+    /* Destroyed while current, and about to leave: finish its GPU work while it is still current
+     * here, so that every fence the timer's helper waits on signals. The layer's state is
+     * finalised only once the switch succeeded (perfq_gl_context_made_current, GL not usable:
+     * its GL objects die with it); a switch that fails leaves it current and whole (issue 14
+     * item 4: finalising here made the extensions silent no-ops in a context still current). */
+    if (old->initialized && old->pub.gl->glFinish) {
+        perfq_gl_error_guard_begin(&old->pub);
+        old->pub.gl->glFinish();
+        perfq_gl_error_guard_end(&old->pub);
+    }
+}
+
+void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display)
+{
+    struct perfq_gl_ctx *old = perfq_gl_tls_current;
+    struct perfq_gl_ctx *new_ctx = perfq_gl_context_lookup(handle, 1, ws, display);
+    if (old == new_ctx) {
+        if (new_ctx)
+            new_ctx->pub.display = display;
+        return;
+    }
+    perfq_gl_tls_current = new_ctx;
+    pthread_mutex_lock(&context_lock);
+    int free_old = 0;
+    if (old) {
+        old->current_count--;
+        if (old->destroy_pending && old->current_count == 0) {
+            unlink_context(old);
+            free_old = 1;
+        }
+    }
+    if (new_ctx) {
+        new_ctx->current_count++;
+        new_ctx->pub.display = display;
+    }
+    pthread_mutex_unlock(&context_lock);
+    if (free_old) {
+        finalize(old, 0);   /* it is current nowhere now: GL not usable */
+        free_context(old);
+    }
+    if (new_ctx && !new_ctx->initialized)
+        initialize(new_ctx);
+}
+
+void perfq_gl_context_destroyed(void *handle)
+{
+    struct perfq_gl_ctx *c = perfq_gl_context_lookup(handle, 0, PERFQ_GL_WS_EGL, NULL);
+    if (!c)
+        return;
+    pthread_mutex_lock(&context_lock);
+    int now = c->current_count == 0;
+    if (now)
+        unlink_context(c);
+    else
+        c->destroy_pending = 1;
+    pthread_mutex_unlock(&context_lock);
+    if (now) {
+        finalize(c, 0);
+        free_context(c);
+    }
+}
+
+int perfq_gl_context_destroy_if_idle(void *handle)
+{
+    struct perfq_gl_ctx *c = perfq_gl_context_lookup(handle, 0, PERFQ_GL_WS_EGL, NULL);
+    if (!c)
+        return 0;
+    pthread_mutex_lock(&context_lock);
+    int idle = c->current_count == 0;
+    if (idle)
+        unlink_context(c);
+    pthread_mutex_unlock(&context_lock);
+    if (idle) {
+        /* Before the driver destroys it: the fences the timer's helper waits on belong to it,
+         * and a destroyed context's pending fences may never signal. */
+        finalize(c, 0);
+        free_context(c);
+    }
+    return idle;
+}
+
+void perfq_gl_display_terminated(void *display)
+{
+    /* eglTerminate: every context of the display is destroyed once it is released. */
+    for (;;) {
+        void *handle = NULL;
+        pthread_mutex_lock(&context_lock);
+        for (struct perfq_gl_ctx *c = contexts; c; c = c->next) {
+            if (c->pub.window_system == PERFQ_GL_WS_EGL && c->pub.display == display &&
+                !c->destroy_pending) {
+                handle = c->pub.handle;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&context_lock);
+        if (!handle)
+            return;
+        if (!perfq_gl_context_destroy_if_idle(handle))
+            perfq_gl_context_destroyed(handle);
+    }
+}
+
+void perfq_gl_context_stats(struct perfq_gl_layer_stats *out)
+{
+    pthread_mutex_lock(&context_lock);
+    out->contexts = n_contexts;
+    pthread_mutex_unlock(&context_lock);
+}

@@ -1,0 +1,182 @@
+/*
+ * The front-end registry: every extension joins the layer through one struct perfq_gl_frontend
+ * (gl_layer.h). The registry is append-only: a front end's pointer is written before the count
+ * is published (release), so the hot paths (GetProcAddress, glGet*, the observers) read it
+ * without a lock.
+ *
+ * This file runs the front ends' scope hooks (context, share group, display, process) and
+ * dispatches the program calls the layer observes. It names no extension.
+ */
+#include "gl/contexts/layer_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct perfq_gl_frontend *frontends[PERFQ_GL_MAX_FRONTENDS];
+static int n_frontends;             /* published with release; read with acquire */
+static void *process_data[PERFQ_GL_MAX_FRONTENDS];
+int perfq_gl_observing;             /* PERFQ_GL_OBSERVE_* of every registered front end */
+
+int perfq_gl_frontend_count(void)
+{
+    return __atomic_load_n(&n_frontends, __ATOMIC_ACQUIRE);
+}
+
+const struct perfq_gl_frontend *perfq_gl_frontend_at(int i)
+{
+    return frontends[i];
+}
+
+int perfq_gl_register_frontend(const struct perfq_gl_frontend *fe)
+{
+    if (!fe || !fe->name || fe->scope < PERFQ_GL_SCOPE_CONTEXT ||
+        fe->scope > PERFQ_GL_SCOPE_PROCESS)
+        return -1;
+    pthread_mutex_lock(&register_lock);
+    int id = n_frontends;
+    if (id >= PERFQ_GL_MAX_FRONTENDS) {
+        pthread_mutex_unlock(&register_lock);
+        return -1;
+    }
+    frontends[id] = fe;
+    if (fe->scope == PERFQ_GL_SCOPE_PROCESS && fe->created) {
+        struct perfq_gl_scope_object at = {PERFQ_GL_SCOPE_PROCESS, NULL, NULL, NULL};
+        process_data[id] = fe->created(&at);
+    }
+    int observe = 0;
+    if (fe->observers) {
+        observe |= fe->observers->object ? PERFQ_GL_OBSERVE_OBJECTS : 0;
+        observe |= fe->observers->draw ? PERFQ_GL_OBSERVE_DRAWS : 0;
+        observe |= fe->observers->clear ? PERFQ_GL_OBSERVE_CLEARS : 0;
+        observe |= fe->observers->swap ? PERFQ_GL_OBSERVE_SWAPS : 0;
+    }
+    __atomic_fetch_or(&perfq_gl_observing, observe, __ATOMIC_RELEASE);
+    __atomic_store_n(&n_frontends, id + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&register_lock);
+    return id;
+}
+
+__attribute__((destructor)) static void process_scope_end(void)
+{
+    int n = perfq_gl_frontend_count();
+    struct perfq_gl_scope_object at = {PERFQ_GL_SCOPE_PROCESS, NULL, NULL, NULL};
+    for (int i = n - 1; i >= 0; i--)
+        if (frontends[i]->scope == PERFQ_GL_SCOPE_PROCESS && frontends[i]->destroyed)
+            frontends[i]->destroyed(&at, process_data[i], 0);
+}
+
+/* ---- scope data ------------------------------------------------------------------------------ */
+
+void *perfq_gl_frontend_data(int id, const struct perfq_gl_context *pub)
+{
+    if (id < 0 || id >= perfq_gl_frontend_count())
+        return NULL;
+    const struct perfq_gl_ctx *c = (const struct perfq_gl_ctx *)pub;
+    switch (frontends[id]->scope) {
+    case PERFQ_GL_SCOPE_CONTEXT:
+        return c ? c->frontend_data[id] : NULL;
+    case PERFQ_GL_SCOPE_SHARE_GROUP:
+        return c ? perfq_gl_share_group_data(c->group, id) : NULL;
+    case PERFQ_GL_SCOPE_DISPLAY:
+        return c && c->pub.window_system == PERFQ_GL_WS_EGL ?
+            perfq_gl_frontend_display_data(id, c->pub.display) : NULL;
+    case PERFQ_GL_SCOPE_PROCESS:
+        return process_data[id];
+    }
+    return NULL;
+}
+
+void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c)
+{
+    int n = perfq_gl_frontend_count();
+    c->n_frontends = n;
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_frontend *fe = frontends[i];
+        if (fe->scope == PERFQ_GL_SCOPE_CONTEXT && fe->created) {
+            struct perfq_gl_scope_object at = {PERFQ_GL_SCOPE_CONTEXT, &c->pub, c->group,
+                                               c->pub.display};
+            c->frontend_data[i] = fe->created(&at);
+        } else if (fe->scope == PERFQ_GL_SCOPE_SHARE_GROUP) {
+            perfq_gl_share_group_create_data(c, i, fe);
+        }
+    }
+}
+
+void perfq_gl_frontends_context_destroyed(struct perfq_gl_ctx *c, int gl_usable)
+{
+    for (int i = c->n_frontends - 1; i >= 0; i--) {
+        const struct perfq_gl_frontend *fe = frontends[i];
+        if (fe->scope == PERFQ_GL_SCOPE_CONTEXT && fe->destroyed) {
+            struct perfq_gl_scope_object at = {PERFQ_GL_SCOPE_CONTEXT, &c->pub, c->group,
+                                               c->pub.display};
+            fe->destroyed(&at, c->frontend_data[i], gl_usable);
+        }
+        c->frontend_data[i] = NULL;
+    }
+    c->n_frontends = 0;
+}
+
+/* ---- what the layer asks of them ------------------------------------------------------------- */
+
+void (*perfq_gl_frontend_entry_point(const char *name))(void)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++)
+        for (const struct perfq_gl_entry_point *e = frontends[i]->entry_points; e && e->name; e++)
+            if (strcmp(e->name, name) == 0)
+                return e->fn;
+    return NULL;
+}
+
+uint64_t perfq_gl_frontends_live_objects(void)
+{
+    uint64_t sum = 0;
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++)
+        if (frontends[i]->live_objects)
+            sum += frontends[i]->live_objects();
+    return sum;
+}
+
+/* ---- observers ------------------------------------------------------------------------------- */
+
+void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->object)
+            o->object(&c->pub, perfq_gl_frontend_data(i, &c->pub), call);
+    }
+}
+
+void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->draw)
+            o->draw(&c->pub, perfq_gl_frontend_data(i, &c->pub), function);
+    }
+}
+
+void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->clear)
+            o->clear(&c->pub, perfq_gl_frontend_data(i, &c->pub), mask);
+    }
+}
+
+void perfq_gl_observe_swap(struct perfq_gl_ctx *c)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->swap)
+            o->swap(&c->pub, perfq_gl_frontend_data(i, &c->pub));
+    }
+}

@@ -1,0 +1,149 @@
+/*
+ * The layer's private state and the functions its files share (not for front ends: they use
+ * gl_layer.h).
+ */
+#ifndef PERFQ_GL_LAYER_INTERNAL_H
+#define PERFQ_GL_LAYER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "gl/gl_layer.h"
+#include "gl/dispatch/wrappers.h"
+
+#define PERFQ_GL_TLS __thread __attribute__((tls_model("initial-exec")))
+#define PERFQ_GL_MAX_LAYER_EXTENSIONS 16
+
+struct perfq_gl_vq_state;      /* query_virtualization.c */
+struct perfq_gl_prog_state;    /* program_queries.c */
+struct perfq_gl_timer_state;   /* gpu_timer.c */
+
+struct perfq_gl_ctx {
+    struct perfq_gl_context pub;            /* first: front ends see only this */
+    struct perfq_gl_ctx *next;              /* in the context list (context_lock) */
+    int initialized;                        /* strings read, hooks run */
+    int finalized;                          /* destroyed hooks run, services freed */
+    int destroy_pending;                    /* the program destroyed it while current */
+    int current_count;                      /* threads where it is current (0 or 1) */
+    int gl_usable_in_finalize;              /* set while destroyed hooks run */
+
+    /* errors (error.c) */
+    GLenum pending_error;                   /* the first error not yet returned to the program */
+    int guard_depth;
+
+    /* extensions (extensions.c) */
+    char **driver_extensions;               /* the driver's own list */
+    GLint n_driver_extensions;
+    const char *layer_extensions[PERFQ_GL_MAX_LAYER_EXTENSIONS];
+    GLint n_layer_extensions;
+    char *extension_string;                 /* driver's GL_EXTENSIONS + the layer's, cached */
+
+    /* front ends (frontend.c) */
+    void *frontend_data[PERFQ_GL_MAX_FRONTENDS];    /* context-scoped front ends' data */
+    int n_frontends;                        /* front ends whose context hooks ran */
+    struct perfq_gl_share_group *group;     /* share_group.c: never NULL once created */
+
+    /* counters the layer keeps */
+    uint64_t draw_calls;
+
+    /* services */
+    struct perfq_gl_vq_state *vq;
+    struct perfq_gl_timer_state *timer;
+    int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
+    int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
+                                             * split query the layer answered itself */
+    int query_buffer_bound;                 /* the program bound a buffer to GL_QUERY_BUFFER
+                                             * (layer_draw.c): only then is it checked */
+    int use_ext_queries;                    /* GLES 2: the *EXT query entry points */
+};
+
+static inline struct perfq_gl_ctx *perfq_gl_ctx(struct perfq_gl_context *pub)
+{
+    return (struct perfq_gl_ctx *)pub;
+}
+
+/* The current context if it is initialised and not finalised (what front ends may use). */
+static inline struct perfq_gl_ctx *perfq_gl_active_context(void);
+
+/* context.c */
+extern PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
+struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
+                                             perfq_gl_window_system_t ws, void *display);
+/* After a successful real make-current on this thread (handle NULL: none current). */
+void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display);
+/* Before the real make-current: finalize a destroy-pending context that is leaving. */
+void perfq_gl_context_before_switch(void *new_handle);
+/* The program is destroying `handle` (before the real call): if it is current nowhere, its
+ * state is finalised and freed now and 1 is returned; else 0 (call perfq_gl_context_destroyed
+ * after the real call succeeds). */
+int perfq_gl_context_destroy_if_idle(void *handle);
+/* eglTerminate(display) is about to run: the same for every context of the display. */
+/* The program destroyed `handle` (after the real call succeeded). */
+void perfq_gl_context_destroyed(void *handle);
+/* eglTerminate(display) succeeded. */
+void perfq_gl_display_terminated(void *display);
+void perfq_gl_context_stats(struct perfq_gl_layer_stats *out);
+
+/* error.c: run a program's call and learn whether the driver accepted it (its error, if any,
+ * stays pending for the program). */
+void perfq_gl_call_checked_begin(struct perfq_gl_ctx *c);
+GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c);
+
+/* extensions.c */
+void perfq_gl_extensions_init(struct perfq_gl_ctx *ctx);
+void perfq_gl_extensions_free(struct perfq_gl_ctx *ctx);
+void perfq_gl_extensions_evaluate(struct perfq_gl_ctx *ctx);
+/* A registered integer for pname in ctx: 1 and *value, else 0. */
+int perfq_gl_integer_lookup(struct perfq_gl_ctx *ctx, GLenum pname, int64_t *value);
+
+/* entry_points.c: the layer's own function for a GL/EGL/GLX name, or NULL. */
+void (*perfq_gl_entry_point(const char *name))(void);
+
+/* frontend.c: the registry (append-only; entries below the count are stable). */
+int perfq_gl_frontend_count(void);
+const struct perfq_gl_frontend *perfq_gl_frontend_at(int i);
+void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c);
+void perfq_gl_frontends_context_destroyed(struct perfq_gl_ctx *c, int gl_usable);
+void (*perfq_gl_frontend_entry_point(const char *name))(void);
+uint64_t perfq_gl_frontends_live_objects(void);
+/* What registered front ends observe: wrappers test a bit before doing any work for them. */
+#define PERFQ_GL_OBSERVE_OBJECTS 1
+#define PERFQ_GL_OBSERVE_DRAWS 2
+#define PERFQ_GL_OBSERVE_CLEARS 4
+#define PERFQ_GL_OBSERVE_SWAPS 8
+extern int perfq_gl_observing;
+void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call);
+void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function);
+void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask);
+void perfq_gl_observe_swap(struct perfq_gl_ctx *c);
+
+/* share_group.c */
+struct perfq_gl_share_group *perfq_gl_share_group_new(void);
+/* c joins share's group (eglCreateContext's share_context) and leaves its own. */
+void perfq_gl_share_group_join(struct perfq_gl_ctx *c, struct perfq_gl_ctx *share);
+void perfq_gl_share_group_leave(struct perfq_gl_share_group *g);
+void perfq_gl_share_group_create_data(struct perfq_gl_ctx *c, int id,
+                                      const struct perfq_gl_frontend *fe);
+void *perfq_gl_share_group_data(const struct perfq_gl_share_group *g, int id);
+
+/* egl_display.c */
+void perfq_gl_display_destroyed(void *display);
+/* A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
+void perfq_gl_egl_call_wrapped(void);
+
+/* query_virtualization.c */
+void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
+/* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
+void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GLuint64 *value);
+
+/* gpu_timer.c */
+void perfq_gl_timer_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
+void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
+
+static inline struct perfq_gl_ctx *perfq_gl_active_context(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    return c && c->initialized && !c->finalized ? c : NULL;
+}
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * The real driver functions: looked up once, kept in a table, called through it.
+ *
+ * Lookup order (apitrace's wrappers/glproc_egl.cpp): dlsym(RTLD_NEXT) first, which finds the
+ * library after the layer in the program's search order (the one the program would have called);
+ * then the sonames, opened with the real dlopen; then the real eglGetProcAddress /
+ * glXGetProcAddressARB last, because some implementations return a non-NULL stub for any name.
+ */
+#include "gl/dispatch/dispatch.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+struct perfq_gl_dispatch perfq_gl_real_table;
+int perfq_gl_real_table_ready;
+#define real_table perfq_gl_real_table
+static pthread_once_t real_table_once = PTHREAD_ONCE_INIT;
+
+/* The real dlsym: the layer does not wrap dlsym, but another preloaded library may (apitrace's
+ * "protect against dlsym interception", wrappers/dlsym.cpp): take glibc's own, by version. */
+typedef void *(*dlsym_fn)(void *, const char *);
+typedef void *(*dlopen_fn)(const char *, int);
+static dlsym_fn real_dlsym_ptr;
+static dlopen_fn real_dlopen_ptr;
+static pthread_once_t real_dl_once = PTHREAD_ONCE_INIT;
+
+static void resolve_dl(void)
+{
+    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", NULL};
+    for (int i = 0; versions[i] && !real_dlsym_ptr; i++)
+        real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    if (!real_dlsym_ptr)
+        real_dlsym_ptr = dlsym;
+    for (int i = 0; versions[i] && !real_dlopen_ptr; i++)
+        real_dlopen_ptr = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", versions[i]);
+    if (!real_dlopen_ptr)
+        real_dlopen_ptr = (dlopen_fn)real_dlsym_ptr(RTLD_NEXT, "dlopen");
+}
+
+void *perfq_gl_real_dlsym(void *handle, const char *name)
+{
+    pthread_once(&real_dl_once, resolve_dl);
+    return real_dlsym_ptr(handle, name);
+}
+
+void *perfq_gl_real_dlopen(const char *file, int flags)
+{
+    pthread_once(&real_dl_once, resolve_dl);
+    return real_dlopen_ptr ? real_dlopen_ptr(file, flags) : NULL;
+}
+
+/* The GL libraries by the prefix of the names they hold (glvnd sonames first). Each is opened
+ * once (under resolve_lock), RTLD_LOCAL so that the program's symbol scope is not changed. */
+struct soname {
+    const char *name;
+    void *handle;
+    int tried;
+};
+static struct soname egl_sonames[] = {{"libEGL.so.1", NULL, 0}, {"libEGL.so", NULL, 0}, {0}};
+static struct soname glx_sonames[] = {{"libGLX.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
+                                      {"libGL.so", NULL, 0}, {0}};
+static struct soname gl_sonames[] = {{"libOpenGL.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
+                                     {"libGLESv2.so.2", NULL, 0}, {"libGL.so", NULL, 0}, {0}};
+
+static void *lookup_in_sonames(struct soname *list, const char *name)
+{
+    for (int i = 0; list[i].name; i++) {
+        if (!list[i].tried) {
+            list[i].tried = 1;
+            list[i].handle = perfq_gl_real_dlopen(list[i].name, RTLD_LAZY | RTLD_LOCAL);
+        }
+        if (list[i].handle) {
+            void *p = perfq_gl_real_dlsym(list[i].handle, name);
+            if (p)
+                return p;
+        }
+    }
+    return NULL;
+}
+
+static void *resolve_unlocked(const char *name)
+{
+    void *p = perfq_gl_real_dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    struct soname *list = gl_sonames;
+    if (strncmp(name, "egl", 3) == 0)
+        list = egl_sonames;
+    else if (strncmp(name, "glX", 3) == 0)
+        list = glx_sonames;
+    p = lookup_in_sonames(list, name);
+    if (p)
+        return p;
+    /* Extension entry points that no library exports by name. */
+    if (strncmp(name, "egl", 3) != 0 && strncmp(name, "glX", 3) != 0) {
+        if (real_table.eglGetProcAddress) {
+            p = (void *)real_table.eglGetProcAddress(name);
+            if (p)
+                return p;
+        }
+        if (real_table.glXGetProcAddressARB)
+            p = (void *)real_table.glXGetProcAddressARB((const GLubyte *)name);
+    } else if (strncmp(name, "egl", 3) == 0 && real_table.eglGetProcAddress) {
+        p = (void *)real_table.eglGetProcAddress(name);
+    }
+    return p;
+}
+
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void (*perfq_gl_resolve(const char *name))(void)
+{
+    perfq_gl_dispatch();
+    pthread_mutex_lock(&resolve_lock);
+    void *p = resolve_unlocked(name);
+    pthread_mutex_unlock(&resolve_lock);
+    void (*fn)(void);
+    memcpy(&fn, &p, sizeof fn);
+    return fn;
+}
+
+static void resolve_table(void)
+{
+    pthread_mutex_lock(&resolve_lock);
+    /* The two GetProcAddress functions first: the fallback for everything else. */
+    void *p = resolve_unlocked("eglGetProcAddress");
+    memcpy(&real_table.eglGetProcAddress, &p, sizeof p);
+    p = resolve_unlocked("glXGetProcAddressARB");
+    memcpy(&real_table.glXGetProcAddressARB, &p, sizeof p);
+#define PERFQ_GL_RESOLVE(type, name) \
+    p = resolve_unlocked(#name); \
+    memcpy(&real_table.name, &p, sizeof p);
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE, PERFQ_GL_RESOLVE)
+#undef PERFQ_GL_RESOLVE
+    pthread_mutex_unlock(&resolve_lock);
+    __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);
+}
+
+const struct perfq_gl_dispatch *perfq_gl_dispatch_slow(void)
+{
+    pthread_once(&real_table_once, resolve_table);
+    return &real_table;
+}

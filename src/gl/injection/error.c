@@ -1,0 +1,90 @@
+/*
+ * GL errors: the layer's own errors reach the program through the wrapped glGetError, and the
+ * layer's internal GL calls never leak theirs nor swallow the program's.
+ *
+ * GL 4.6 section 2.3.1: "When an error is detected, a flag is set and the code is recorded.
+ * Further errors, if they occur, do not affect this recorded code. When GetError is called, the
+ * code is returned and the flag is cleared". The layer keeps one pending code per context: the
+ * first error not yet returned, either its own or one it took from the driver (by calling the
+ * real glGetError) before making calls of its own.
+ */
+#include "gl/contexts/layer_internal.h"
+
+/* Takes the driver's pending error into the context's slot (first one wins). */
+static void harvest(struct perfq_gl_ctx *c)
+{
+    if (!c->pub.gl->glGetError)
+        return;
+    GLenum e = c->pub.gl->glGetError();
+    if (e != GL_NO_ERROR && c->pending_error == GL_NO_ERROR)
+        c->pending_error = e;
+}
+
+void perfq_gl_record_error(struct perfq_gl_context *pub, GLenum error)
+{
+    if (!pub || error == GL_NO_ERROR)
+        return;
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (c->pending_error != GL_NO_ERROR)
+        return;
+    /* An error the driver recorded earlier came first. */
+    harvest(c);
+    if (c->pending_error == GL_NO_ERROR)
+        c->pending_error = error;
+}
+
+void perfq_gl_error_guard_begin(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (c->guard_depth++ == 0)
+        harvest(c);
+}
+
+GLenum perfq_gl_error_guard_end(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    GLenum first = GL_NO_ERROR;
+    if (c->pub.gl->glGetError) {
+        /* Drain: the bracketed calls' errors are the layer's, never the program's. */
+        for (int i = 0; i < 8; i++) {
+            GLenum e = c->pub.gl->glGetError();
+            if (e == GL_NO_ERROR)
+                break;
+            if (first == GL_NO_ERROR)
+                first = e;
+        }
+    }
+    if (c->guard_depth > 0)
+        c->guard_depth--;
+    return first;
+}
+
+/* Runs a program's call through the driver and says whether the driver raised an error for it,
+ * keeping that error for the program. Used where the layer must know whether a call was
+ * accepted (program_queries.c). */
+void perfq_gl_call_checked_begin(struct perfq_gl_ctx *c)
+{
+    harvest(c);
+}
+
+GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c)
+{
+    if (!c->pub.gl->glGetError)
+        return GL_NO_ERROR;
+    GLenum e = c->pub.gl->glGetError();
+    if (e != GL_NO_ERROR && c->pending_error == GL_NO_ERROR)
+        c->pending_error = e;
+    return e;
+}
+
+PERFQ_GL_EXPORT GLenum glGetError(void)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->pending_error != GL_NO_ERROR) {
+        GLenum e = c->pending_error;
+        c->pending_error = GL_NO_ERROR;
+        return e;
+    }
+    return gl->glGetError ? gl->glGetError() : GL_NO_ERROR;
+}

@@ -1,0 +1,69 @@
+/*
+ * Hot-path calls the layer wraps. glBindBuffer: the layer notes that the program has bound a
+ * buffer to GL_QUERY_BUFFER (ARB_query_buffer_object), so that its own query reads check and
+ * unbind it only in programs that use one (a glGetIntegerv less per read everywhere else).
+ *
+ * Draw calls and glClear the layer wraps: reported to front ends that observe them; draws counted
+ * per context (a "layer" counter front ends may expose), and
+ * the measure of the layer's cost on the hot path (bench/gl: a wrapped draw with no query
+ * active costs a thread-local load, an increment and the forward).
+ */
+#include "gl/contexts/layer_internal.h"
+
+/* Front ends observing draws or clears see them after the real call (gl_layer.h). */
+static void observe_draw(const char *function)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    if (c)
+        perfq_gl_observe_draw(c, function);
+}
+
+PERFQ_GL_EXPORT void glDrawArrays(GLenum mode, GLint first, GLsizei count)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c)
+        c->draw_calls++;
+    perfq_gl_dispatch()->glDrawArrays(mode, first, count);
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAWS, 0))
+        observe_draw("glDrawArrays");
+}
+
+PERFQ_GL_EXPORT void glDrawElements(GLenum mode, GLsizei count, GLenum type, const void *indices)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c)
+        c->draw_calls++;
+    perfq_gl_dispatch()->glDrawElements(mode, count, type, indices);
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAWS, 0))
+        observe_draw("glDrawElements");
+}
+
+PERFQ_GL_EXPORT void glClear(GLbitfield mask)
+{
+    perfq_gl_dispatch()->glClear(mask);
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_CLEARS, 0)) {
+        struct perfq_gl_ctx *c = perfq_gl_active_context();
+        if (c)
+            perfq_gl_observe_clear(c, mask);
+    }
+}
+
+PERFQ_GL_EXPORT void glBindBuffer(GLenum target, GLuint buffer)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && target == GL_QUERY_BUFFER && buffer)
+        c->query_buffer_bound = 1;
+    perfq_gl_dispatch()->glBindBuffer(target, buffer);
+}
+
+PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && target == GL_QUERY_BUFFER && buffer)
+        c->query_buffer_bound = 1;
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glBindBufferARB)
+        gl->glBindBufferARB(target, buffer);
+    else
+        gl->glBindBuffer(target, buffer);
+}

@@ -1,0 +1,202 @@
+/*
+ * GL_NV_query_resource's accounting fed by the layer's object observer (gl_layer.h, struct
+ * perfq_gl_object_call): every storage call the driver accepted becomes an update of the share
+ * group's table (nvres_accounting.c). Calls by target name the object bound there; the layer's
+ * own lookups (bindings, a DSA texture's target, a renderbuffer's samples) are bracketed so that
+ * nothing reaches the program's error flag.
+ */
+#include "gl/nvres/nv_query_resource.h"
+
+#include <string.h>
+
+#include "gl/nvres/nvres_accounting.h"
+
+static GLenum texture_binding(GLenum target)
+{
+    switch (target) {
+    case GL_TEXTURE_1D: return GL_TEXTURE_BINDING_1D;
+    case GL_TEXTURE_2D: return GL_TEXTURE_BINDING_2D;
+    case GL_TEXTURE_3D: return GL_TEXTURE_BINDING_3D;
+    case GL_TEXTURE_1D_ARRAY: return GL_TEXTURE_BINDING_1D_ARRAY;
+    case GL_TEXTURE_2D_ARRAY: return GL_TEXTURE_BINDING_2D_ARRAY;
+    case GL_TEXTURE_RECTANGLE: return GL_TEXTURE_BINDING_RECTANGLE;
+    case GL_TEXTURE_CUBE_MAP:
+    case GL_TEXTURE_CUBE_MAP_POSITIVE_X: case GL_TEXTURE_CUBE_MAP_NEGATIVE_X:
+    case GL_TEXTURE_CUBE_MAP_POSITIVE_Y: case GL_TEXTURE_CUBE_MAP_NEGATIVE_Y:
+    case GL_TEXTURE_CUBE_MAP_POSITIVE_Z: case GL_TEXTURE_CUBE_MAP_NEGATIVE_Z:
+        return GL_TEXTURE_BINDING_CUBE_MAP;
+    case GL_TEXTURE_CUBE_MAP_ARRAY: return GL_TEXTURE_BINDING_CUBE_MAP_ARRAY;
+    case GL_TEXTURE_2D_MULTISAMPLE: return GL_TEXTURE_BINDING_2D_MULTISAMPLE;
+    case GL_TEXTURE_2D_MULTISAMPLE_ARRAY: return GL_TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY;
+    case GL_TEXTURE_BUFFER: return GL_TEXTURE_BINDING_BUFFER;
+    default: return 0;      /* proxies: no object, no storage */
+    }
+}
+
+static GLenum buffer_binding(GLenum target)
+{
+    switch (target) {
+    case GL_ARRAY_BUFFER: return GL_ARRAY_BUFFER_BINDING;
+    case GL_ELEMENT_ARRAY_BUFFER: return GL_ELEMENT_ARRAY_BUFFER_BINDING;
+    case GL_PIXEL_PACK_BUFFER: return GL_PIXEL_PACK_BUFFER_BINDING;
+    case GL_PIXEL_UNPACK_BUFFER: return GL_PIXEL_UNPACK_BUFFER_BINDING;
+    case GL_COPY_READ_BUFFER: return GL_COPY_READ_BUFFER_BINDING;
+    case GL_COPY_WRITE_BUFFER: return GL_COPY_WRITE_BUFFER_BINDING;
+    case GL_TRANSFORM_FEEDBACK_BUFFER: return GL_TRANSFORM_FEEDBACK_BUFFER_BINDING;
+    case GL_UNIFORM_BUFFER: return GL_UNIFORM_BUFFER_BINDING;
+    case GL_TEXTURE_BUFFER: return GL_TEXTURE_BUFFER_BINDING;
+    case GL_DRAW_INDIRECT_BUFFER: return GL_DRAW_INDIRECT_BUFFER_BINDING;
+    case GL_DISPATCH_INDIRECT_BUFFER: return GL_DISPATCH_INDIRECT_BUFFER_BINDING;
+    case GL_SHADER_STORAGE_BUFFER: return GL_SHADER_STORAGE_BUFFER_BINDING;
+    case GL_ATOMIC_COUNTER_BUFFER: return GL_ATOMIC_COUNTER_BUFFER_BINDING;
+    case GL_QUERY_BUFFER: return GL_QUERY_BUFFER_BINDING;
+    case GL_PARAMETER_BUFFER_ARB: return GL_PARAMETER_BUFFER_BINDING_ARB;
+    default: return 0;
+    }
+}
+
+/* The object the call named: its name (DSA), else the one bound to its target. */
+static GLuint object_of(struct perfq_gl_context *ctx, const struct perfq_gl_object_call *c)
+{
+    if (c->name)
+        return c->name;
+    GLenum pname = c->kind == PERFQ_GL_OBJECT_BUFFER ? buffer_binding(c->target)
+                 : c->kind == PERFQ_GL_OBJECT_TEXTURE ? texture_binding(c->target)
+                 : c->target == GL_RENDERBUFFER ? GL_RENDERBUFFER_BINDING : 0;
+    if (!pname || !ctx->gl->glGetIntegerv)
+        return 0;
+    /* Not bracketed: the driver just accepted a call on this target, so its binding exists in
+     * this context and the query cannot raise an error (two glGetError calls saved per
+     * allocation: bench-nv-query-resource). */
+    GLint v = 0;
+    ctx->gl->glGetIntegerv(pname, &v);
+    return (GLuint)v;
+}
+
+/* A DSA texture's target (GL 4.5 GetTextureParameteriv TEXTURE_TARGET), else the one it was
+ * created with (Mesa 22's compatibility profile refuses TEXTURE_TARGET). */
+static GLenum texture_target(struct perfq_gl_context *ctx, struct perfq_nvres_group *acc,
+                             GLuint texture)
+{
+    GLint t = 0;
+    if (ctx->gl->glGetTextureParameteriv) {
+        perfq_gl_error_guard_begin(ctx);
+        ctx->gl->glGetTextureParameteriv(texture, GL_TEXTURE_TARGET, &t);
+        if (perfq_gl_error_guard_end(ctx) != GL_NO_ERROR)
+            t = 0;
+    }
+    return t ? (GLenum)t : (GLenum)perfq_nvres_texture_target(acc, texture);
+}
+
+/* The samples the driver gave a multisample renderbuffer (it may round the request up). */
+static GLsizei renderbuffer_samples(struct perfq_gl_context *ctx, const struct perfq_gl_object_call *c,
+                                    GLuint rb)
+{
+    if (c->samples <= 0)
+        return 0;
+    GLint got = c->samples;
+    perfq_gl_error_guard_begin(ctx);
+    if (c->name && ctx->gl->glGetNamedRenderbufferParameteriv)
+        ctx->gl->glGetNamedRenderbufferParameteriv(rb, GL_RENDERBUFFER_SAMPLES, &got);
+    else if (!c->name && ctx->gl->glGetRenderbufferParameteriv)
+        ctx->gl->glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &got);
+    if (perfq_gl_error_guard_end(ctx) != GL_NO_ERROR)
+        got = c->samples;
+    return got;
+}
+
+static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_group *acc,
+                             const struct perfq_gl_object_call *c, GLuint t, int32_t tag)
+{
+    if (c->width < 0 || c->height < 0 || c->depth < 0 || c->samples < 0)
+        return;
+    struct perfq_nvres_format f;
+    /* Immutable and multisample storage replace every image; TexImage-style calls set one. */
+    if (strstr(c->function, "Storage") || strstr(c->function, "Multisample")) {
+        if (!perfq_nvres_format_lookup(c->internalformat, 0, 0, &f))
+            return;
+        GLenum target = c->name ? texture_target(ctx, acc, t) : c->target;
+        perfq_nvres_texture_storage(acc, t, &f, perfq_nvres_target_shape(target), c->levels,
+                                    (uint64_t)c->width, (uint64_t)c->height,
+                                    (uint64_t)c->depth, (uint64_t)c->samples, tag);
+        return;
+    }
+    perfq_nvres_shape_t shape = perfq_nvres_target_shape(c->target);
+    if (shape == PERFQ_NVRES_SHAPE_NONE)
+        return;
+    int known = perfq_nvres_format_lookup(c->internalformat, c->format, c->type, &f);
+    uint64_t bytes;
+    if (c->size >= 0)
+        bytes = (uint64_t)c->size;          /* compressed: the bytes the program gave */
+    else if (known)
+        bytes = perfq_nvres_image_bytes(&f, (uint64_t)c->width, (uint64_t)c->height,
+                                        (uint64_t)c->depth, 1);
+    else
+        return;                             /* a format no table knows: left out */
+    int face = c->target >= GL_TEXTURE_CUBE_MAP_POSITIVE_X &&
+               c->target <= GL_TEXTURE_CUBE_MAP_NEGATIVE_Z ? perfq_nvres_cube_face(c->target) : -1;
+    perfq_nvres_texture_image(acc, t, face, c->level, bytes, known ? &f : NULL, shape,
+                              (uint64_t)c->width, (uint64_t)c->height, (uint64_t)c->depth, tag);
+}
+
+void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
+                                     const struct perfq_gl_object_call *c)
+{
+    struct perfq_nvres_group *acc = perfq_nv_query_resource_table(data);
+    if (!acc || c->error != GL_NO_ERROR)
+        return;                             /* refused by the driver: "no effect" */
+    perfq_nvres_type_t type = c->kind == PERFQ_GL_OBJECT_TEXTURE ? PERFQ_NVRES_TEXTURE
+                            : c->kind == PERFQ_GL_OBJECT_RENDERBUFFER ? PERFQ_NVRES_RENDERBUFFER
+                            : PERFQ_NVRES_BUFFER;
+    switch (c->event) {
+    case PERFQ_GL_OBJECT_CREATE:
+        /* glCreateTextures: the target, for TextureStorage* where the driver will not say it */
+        if (c->kind == PERFQ_GL_OBJECT_TEXTURE && c->target && c->names)
+            for (GLsizei i = 0; i < c->n; i++)
+                perfq_nvres_texture_created(acc, c->names[i], c->target);
+        return;
+    case PERFQ_GL_OBJECT_DELETE:
+        if (c->names)
+            for (GLsizei i = 0; i < c->n; i++)
+                if (c->names[i])
+                    perfq_nvres_delete(acc, type, c->names[i]);
+        return;
+    default:
+        break;
+    }
+    GLuint obj = object_of(ctx, c);
+    if (!obj)
+        return;
+    int32_t tag = perfq_nv_query_resource_current_tag(ctx);
+    switch (c->event) {
+    case PERFQ_GL_OBJECT_ALLOCATE:
+        if (c->kind == PERFQ_GL_OBJECT_BUFFER) {
+            if (c->size >= 0)
+                perfq_nvres_buffer_storage(acc, obj, (uint64_t)c->size, tag);
+        } else if (c->kind == PERFQ_GL_OBJECT_RENDERBUFFER) {
+            struct perfq_nvres_format f;
+            if (c->width < 0 || c->height < 0 ||
+                !perfq_nvres_format_lookup(c->internalformat, 0, 0, &f))
+                return;
+            GLsizei samples = renderbuffer_samples(ctx, c, obj);
+            perfq_nvres_renderbuffer_storage(
+                acc, obj, perfq_nvres_image_bytes(&f, (uint64_t)c->width, (uint64_t)c->height, 1,
+                                                  (uint64_t)(samples > 0 ? samples : 0)),
+                tag);
+        } else {
+            texture_allocate(ctx, acc, c, obj, tag);
+        }
+        break;
+    case PERFQ_GL_OBJECT_VIEW:
+        perfq_nvres_texture_view(acc, obj, c->source);
+        break;
+    case PERFQ_GL_OBJECT_BUFFER_TEXTURE:
+        perfq_nvres_texture_buffer(acc, obj);
+        break;
+    case PERFQ_GL_OBJECT_MIPMAPS:
+        perfq_nvres_texture_generate_mipmap(acc, obj, tag);
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,119 @@
+/*
+ * Query virtualisation, shared by the service (query_virtualization.c) and the program's own
+ * query entry points (program_queries.c).
+ *
+ * A "slot" is one place where GL allows a single active query: the occlusion targets share one
+ * (Mesa binds SAMPLES_PASSED, ANY_SAMPLES_PASSED and ANY_SAMPLES_PASSED_CONSERVATIVE to one
+ * binding point), TIME_ELAPSED has one, PRIMITIVES_GENERATED one per vertex stream, and each
+ * pipeline statistics target one. On a slot, the logical queries active at once (at most one of
+ * the program's, any number of perfq's) share driver "segments": whenever the set of active
+ * logical queries changes, the driver query is ended and a new segment begun, so every logical
+ * query covers a whole number of segments, and its result is their sum (or OR).
+ *
+ * The program's query keeps its own driver object (its name) as its first piece: while nothing
+ * else is active it is the driver's query, untouched; it becomes a "program record" (a logical
+ * query with pieces) only if perfq begins a query on its slot meanwhile.
+ */
+#ifndef PERFQ_GL_QUERY_VIRTUALIZATION_H
+#define PERFQ_GL_QUERY_VIRTUALIZATION_H
+
+#include "gl/contexts/layer_internal.h"
+#include "gl/virtualization/name_table.h"
+
+#define PERFQ_GL_VQ_SLOTS 17
+#define PERFQ_GL_VQ_POOL_MAX 8
+
+/* A piece of a slot's queue, in command order: a segment (a driver query object the layer
+ * owns) not read yet, or a mark (the point between two segments where logical queries begin or
+ * end). A logical query holds two marks, whatever the number of segments between them: its
+ * value is the difference of the slot's running sum at its marks (issue 14 item 3: a list of
+ * segments per query made N nested queries cost O(N^2) in time and memory). */
+struct perfq_gl_segment {
+    GLuint name;                    /* segment: its driver query object; mark: 0 */
+    int mark;
+    int queued;                     /* in the slot's queue (a segment not read yet; a mark whose
+                                     * value is not known yet) */
+    int refs;                       /* mark: logical queries that begin or end at it */
+    uint64_t serial;                /* mark: segments begun on the slot before it */
+    GLuint64 value;                 /* mark, once known: the running sum at it */
+    struct perfq_gl_segment *prev, *next;  /* the queue; next: the slot's pool */
+};
+
+struct perfq_gl_vquery {
+    GLenum target;                  /* the target the owner asked for */
+    GLuint index;
+    int slot;
+    int active;
+    int ended;
+    int program;                    /* a program record */
+    GLuint name;                    /* program record: the program's query name */
+    GLuint native;                  /* program record: its own driver query, the first piece */
+    int native_done;
+    GLuint64 native_value;
+    struct perfq_gl_segment *start, *end;   /* marks: where it began and ended on its slot */
+    struct perfq_gl_vquery *next_active, *prev_active;
+};
+
+struct perfq_gl_vq_slot {
+    GLenum seg_target;              /* target of the layer's segments on this slot */
+    GLuint index;
+    GLuint prog_name;               /* the program's active query here, 0 if none */
+    GLenum prog_target;
+    struct perfq_gl_vquery *prog_rec;   /* non-NULL once the program's active query was split */
+    struct perfq_gl_segment *cur;   /* the layer's segment active at the driver (queued) */
+    struct perfq_gl_vquery *active; /* active logical queries (perfq's and prog_rec) */
+    struct perfq_gl_segment *head, *tail;   /* the queue: unread segments and pending marks */
+    GLuint64 sum;                   /* running sum of the segments read off the queue */
+    uint64_t serial;                /* segments begun on this slot */
+    struct perfq_gl_segment *pool;
+    int pool_n;
+    int program_seen;               /* the program has begun a query on this slot */
+};
+
+/* The query entry points that work in a context (core, or *EXT in GLES 2). */
+struct perfq_gl_query_fns {
+    void (*gen)(GLsizei, GLuint *);
+    void (*del)(GLsizei, const GLuint *);
+    void (*begin)(GLenum, GLuint);
+    void (*end)(GLenum);
+    void (*begin_indexed)(GLenum, GLuint, GLuint);
+    void (*end_indexed)(GLenum, GLuint);
+    void (*counter)(GLuint, GLenum);
+    void (*get_iv)(GLenum, GLenum, GLint *);
+    void (*obj_uiv)(GLuint, GLenum, GLuint *);
+    void (*obj_ui64v)(GLuint, GLenum, GLuint64 *);
+};
+
+struct perfq_gl_vq_state {
+    struct perfq_gl_vq_slot slots[PERFQ_GL_VQ_SLOTS];
+    struct perfq_gl_name_table records;     /* program name -> split program record */
+    struct perfq_gl_name_table internal;    /* the layer's driver names -> segment */
+    struct perfq_gl_query_fns fn;
+    signed char supported[16];              /* target_supported, cached: -1 unknown */
+};
+
+struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
+/* The slot of (target, index), or -1 for targets the layer never shares. */
+int perfq_gl_vq_slot_of(GLenum target, GLuint index);
+/* Ends the segment active at the driver, gives `leaving` (just taken off the active list) its
+ * end mark and `joining` (just put on it) its start mark (either may be NULL), and, if logical
+ * queries remain active, begins a new segment, which all of them cover: O(1) in their number. */
+void perfq_gl_vq_rotate(struct perfq_gl_ctx *ctx, int slot, struct perfq_gl_vquery *joining,
+                        struct perfq_gl_vquery *leaving);
+/* The slot's doubly linked list of active logical queries. */
+void perfq_gl_vq_add_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
+void perfq_gl_vq_remove_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
+/* The program's unsplit active query on the slot becomes a record with its native piece. */
+void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot);
+/* Summed/ORed value of a logical query. wait 0: PERFQ_NOT_READY while pending. */
+perfq_status_t perfq_gl_vq_value(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q, int wait,
+                                 GLuint64 *value);
+void perfq_gl_vq_release(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q);
+void perfq_gl_vq_begin_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index, GLuint id);
+void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index);
+
+/* Live-object counts for perfq_gl_layer_stats. */
+extern atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments,
+    perfq_gl_vq_live_records, perfq_gl_vq_links;
+
+#endif
