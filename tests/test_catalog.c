@@ -67,7 +67,7 @@ static void test_descriptors_in_range(void **state)
             assert_non_null(perfq_unit_name(ci.unit));
             assert_non_null(perfq_storage_name(ci.storage));
             assert_non_null(perfq_intel_type_name(ci.intel_type));
-            assert_true(ci.unit <= PERFQ_UNIT_CYCLES);
+            assert_true(ci.unit < PERFQ_UNIT_COUNT);
             assert_true(perfq_storage_size(ci.storage) == 4 || perfq_storage_size(ci.storage) == 8);
             assert_true(ci.denominator >= 1);
             assert_true(ci.max == 0 || ci.max >= ci.min);

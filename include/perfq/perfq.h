@@ -62,7 +62,9 @@ typedef enum perfq_status {
 /* A static English message for a status; never NULL, also for unknown values. */
 PERFQ_API const char *perfq_status_string(perfq_status_t status);
 
-/* Units: the numbering of cl_codeplay_performance_counters and VK_KHR_performance_query. */
+/* Units: the numbering of cl_codeplay_performance_counters and VK_KHR_performance_query, plus
+ * JOULES (perfq's own, after theirs: neither has an energy unit; the OpenCL layer reports it as
+ * the extension's GENERIC, docs/nvidia-providers.md). */
 typedef enum perfq_unit {
     PERFQ_UNIT_GENERIC = 0,
     PERFQ_UNIT_PERCENTAGE = 1,
@@ -75,8 +77,9 @@ typedef enum perfq_unit {
     PERFQ_UNIT_AMPS = 8,
     PERFQ_UNIT_HERTZ = 9,
     PERFQ_UNIT_CYCLES = 10,
+    PERFQ_UNIT_JOULES = 11,
 } perfq_unit_t;
-#define PERFQ_UNIT_COUNT 11
+#define PERFQ_UNIT_COUNT 12
 
 /* Storage of a value: the codeplay/Vulkan numbering (0..5), plus BOOL32 for flag counters
  * (GL_INTEL_performance_query's PERFQUERY_COUNTER_DATA_BOOL32_INTEL). */

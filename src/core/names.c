@@ -9,7 +9,7 @@ static const char *const unit_names[] = {
     [PERFQ_UNIT_BYTES_PER_SECOND] = "bytes/s", [PERFQ_UNIT_KELVIN] = "K",
     [PERFQ_UNIT_WATTS] = "W",             [PERFQ_UNIT_VOLTS] = "V",
     [PERFQ_UNIT_AMPS] = "A",              [PERFQ_UNIT_HERTZ] = "Hz",
-    [PERFQ_UNIT_CYCLES] = "cycles",
+    [PERFQ_UNIT_CYCLES] = "cycles",       [PERFQ_UNIT_JOULES] = "J",
 };
 static const char *const storage_names[] = {
     [PERFQ_STORAGE_INT32] = "int32",   [PERFQ_STORAGE_INT64] = "int64",

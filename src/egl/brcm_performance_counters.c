@@ -23,6 +23,9 @@
 /* Broadcom's value (NOTES.md); names and units are cut to fit, NUL included. */
 #define MAX_STRING 64
 #define RECORD_BYTES 16
+/* Records hold integers: float counters (NVML's means, energy) travel in thousandths of their
+ * unit, with denominator 1000 (docs/egl-brcm-performance-counters.md). */
+#define FLOAT_SCALE 1000.0
 
 struct brcm_counter {
     perfq_counter_id_t id;
@@ -87,10 +90,12 @@ static void fill_counter(struct brcm_counter *c, const perfq_counter_info_t *ci,
     c->id = id;
     copy_name(c->name, name);
     copy_name(c->unit, perfq_unit_name(ci->unit));
-    c->denominator = ci->denominator ? ci->denominator : 1;
+    uint64_t denominator = ci->denominator ? ci->denominator : 1;
+    int is_float = ci->storage == PERFQ_STORAGE_FLOAT32 || ci->storage == PERFQ_STORAGE_FLOAT64;
+    c->denominator = is_float ? denominator * (uint64_t)FLOAT_SCALE : denominator;
     /* "minValue and maxValue are specified in units of unitStr". */
-    c->min = ci->min / c->denominator;
-    c->max = (ci->max ? ci->max : storage_max(ci->storage)) / c->denominator;
+    c->min = ci->min / denominator;
+    c->max = (ci->max ? ci->max : storage_max(ci->storage)) / denominator;
     c->storage = ci->storage;
 }
 
@@ -442,6 +447,14 @@ PERFQ_GL_EXPORT EGLBoolean eglChoosePerfCountersBRCM(EGLBoolean enable, EGLint g
     return st == PERFQ_OK ? succeed() : fail(EGL_BAD_ALLOC);
 }
 
+static uint64_t as_fixed(double f)
+{
+    double x = f * FLOAT_SCALE + 0.5;
+    if (!(x > 0))                 /* negative, zero or NaN */
+        return 0;
+    return x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
+}
+
 static uint64_t as_u64(const perfq_value_t *v, perfq_storage_t s)
 {
     switch (s) {
@@ -450,8 +463,8 @@ static uint64_t as_u64(const perfq_value_t *v, perfq_storage_t s)
     case PERFQ_STORAGE_BOOL32: return v->v.u32;
     case PERFQ_STORAGE_INT64: return v->v.i64 > 0 ? (uint64_t)v->v.i64 : 0;
     case PERFQ_STORAGE_INT32: return v->v.i32 > 0 ? (uint64_t)v->v.i32 : 0;
-    case PERFQ_STORAGE_FLOAT32: return v->v.f32 > 0 ? (uint64_t)(v->v.f32 + 0.5f) : 0;
-    case PERFQ_STORAGE_FLOAT64: return v->v.f64 > 0 ? (uint64_t)(v->v.f64 + 0.5) : 0;
+    case PERFQ_STORAGE_FLOAT32: return as_fixed((double)v->v.f32);
+    case PERFQ_STORAGE_FLOAT64: return as_fixed(v->v.f64);
     }
     return 0;
 }

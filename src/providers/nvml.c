@@ -13,9 +13,9 @@
     {n, cat, desc, unit, PERFQ_STORAGE_FLOAT64, itype, 0, max, 1, NVML_CODE(ch, KIND_MEAN), 0}
 
 static const struct perfq_counter_desc counters[] = {
-    {"energy", "Power", "Energy the device consumed over the interval, in joules (perfq has no "
-     "joule unit: the unit reads generic). NVML's total-energy counter, read once a second, "
-     "carried between reads by the integral of the power reading", PERFQ_UNIT_GENERIC, PERFQ_STORAGE_FLOAT64,
+    {"energy", "Power", "Energy the device consumed over the interval, in joules. NVML's "
+     "total-energy counter, read every 2 s, carried between reads by the integral of the power "
+     "reading", PERFQ_UNIT_JOULES, PERFQ_STORAGE_FLOAT64,
      PERFQ_INTEL_EVENT, 0, 0, 1, NVML_CODE(CH_ENERGY, KIND_ENERGY), 0},
     MEAN("average-power", "Power", "Mean power draw over the interval (NVML instant power "
          "field where the driver has it, else nvmlDeviceGetPowerUsage)", PERFQ_UNIT_WATTS,

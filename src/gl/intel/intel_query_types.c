@@ -4,6 +4,7 @@
  */
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ struct type_map {
     const struct counter_map *counters;
     size_t counter_count;
     int rest;                    /* list the other counters of the groups too */
+    int full_names;              /* name the other counters "GROUP/COUNTER" */
 };
 
 static const struct counter_map pipeline_counters[] = {
@@ -68,14 +70,14 @@ static const struct counter_map host_counters[] = {
 
 static const struct type_map type_maps[] = {
     {INTEL_TYPE_PIPELINE_STATISTICS, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-pipeline"},
-     pipeline_counters, ARRAY_SIZE(pipeline_counters), 1},
+     pipeline_counters, ARRAY_SIZE(pipeline_counters), 1, 0},
     {INTEL_TYPE_GPU_TIME, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-timer"},
-     timer_counters, ARRAY_SIZE(timer_counters), 1},
+     timer_counters, ARRAY_SIZE(timer_counters), 1, 0},
     /* GL_NV_query_resource's accounting (gl_memory_provider.c), counters under catalog names */
-    {INTEL_TYPE_GL_MEMORY, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-memory"}, NULL, 0, 1},
+    {INTEL_TYPE_GL_MEMORY, GL_PERFQUERY_SINGLE_CONTEXT_INTEL, {"gl-memory"}, NULL, 0, 1, 0},
     {INTEL_TYPE_HOST_CPU, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL,
      {"clock", "host", "host-hw", "rusage", "proc-io"},
-     host_counters, ARRAY_SIZE(host_counters), 1},
+     host_counters, ARRAY_SIZE(host_counters), 1, 0},
 };
 
 static uint32_t intel_type_enum(perfq_intel_type_t t)
@@ -129,12 +131,41 @@ static int group_in(const struct type_map *map, const char *group)
     return 0;
 }
 
+/* Device types: one per NVIDIA device N (NVML index), taking the groups "PREFIX-gpuN" of each
+ * prefix; device 0's type has the plain name, device N's "NAME N" (docs: "NVIDIA Device"). */
+struct device_type_map {
+    const char *name;
+    const char *prefixes[3];
+};
+
+static const struct device_type_map device_types[] = {
+    {INTEL_TYPE_NVIDIA_DEVICE, {"nvml", "gpm"}},
+    {INTEL_TYPE_NVIDIA_HARDWARE, {"cupti"}},
+};
+
+#define DEVICE_TYPES_MAX_DEVICES 8
+
+/* Is group "PREFIX-gpuN" of a device type? */
+static int device_group(const char *group)
+{
+    for (size_t t = 0; t < ARRAY_SIZE(device_types); t++)
+        for (size_t p = 0; p < ARRAY_SIZE(device_types[t].prefixes) &&
+                           device_types[t].prefixes[p]; p++) {
+            const char *prefix = device_types[t].prefixes[p];
+            size_t n = strlen(prefix);
+            if (strncmp(group, prefix, n) == 0 && strncmp(group + n, "-gpu", 4) == 0 &&
+                group[n + 4] >= '0' && group[n + 4] <= '9')
+                return 1;
+        }
+    return 0;
+}
+
 static int group_taken(const char *group)
 {
     for (size_t t = 0; t < ARRAY_SIZE(type_maps); t++)
         if (group_in(&type_maps[t], group))
             return 1;
-    return 0;
+    return device_group(group);
 }
 
 /* A type under construction. */
@@ -208,7 +239,10 @@ static void layout(const perfq_t *pq, struct intel_query_type *t)
         perfq_group_info_t gi;
         if (perfq_counter_info(pq, t->ids[i], &ci) != PERFQ_OK ||
             perfq_group_info(pq, ci.group, &gi) != PERFQ_OK ||
-            gi.scope == PERFQ_SCOPE_GPU_TIMELINE)
+            gi.scope == PERFQ_SCOPE_GPU_TIMELINE || gi.scope == PERFQ_SCOPE_DEVICE)
+            /* Device groups (NVML, GPM, CUPTI) compute means over their own [begin, end]
+             * (interpolated by their samplers): two samples of one shared measurement would
+             * give means since the shared begin, so each instance measures on its own. */
             t->cpu_timeline = 0;
     }
     for (uint32_t i = 0; i < t->counter_count; i++) {
@@ -276,7 +310,7 @@ static perfq_status_t build_mapped(const perfq_t *pq, const struct type_map *map
                 continue;
             /* Unnamed counters of a type that takes several groups keep their group in the
              * name, so that names stay unique ("rusage/minor-faults", "host/minor-faults"). */
-            int many = map->groups[1] != NULL;
+            int many = map->full_names || map->groups[1] != NULL;
             st = builder_add(b, id, many ? ci.full_name : ci.name, 0);
         }
     }
@@ -301,6 +335,36 @@ perfq_status_t intel_query_types_build(const perfq_t *pq, struct intel_query_typ
         if (st == PERFQ_OK)
             st = types_push(out, &b, type_maps[t].name, type_maps[t].caps);
     }
+    /* One type per NVIDIA device and device type map, with the groups of that device. */
+    for (size_t t = 0; t < ARRAY_SIZE(device_types) && st == PERFQ_OK; t++)
+        for (unsigned d = 0; d < DEVICE_TYPES_MAX_DEVICES && st == PERFQ_OK; d++) {
+            char groups[ARRAY_SIZE(device_types[t].prefixes)][32];
+            struct type_map map = {device_types[t].name, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL,
+                                   {NULL}, NULL, 0, 1, 1};
+            size_t n = 0;
+            for (size_t p = 0; p < ARRAY_SIZE(device_types[t].prefixes) &&
+                               device_types[t].prefixes[p]; p++) {
+                snprintf(groups[n], sizeof(groups[n]), "%s-gpu%u",
+                         device_types[t].prefixes[p], d);
+                uint32_t unused;
+                if (group_index(pq, groups[n], &unused)) {
+                    map.groups[n] = groups[n];
+                    n++;
+                }
+            }
+            if (!n)
+                continue;
+            /* Counters keep their full catalog names ("nvml-gpu0/energy",
+             * "gpm-gpu0/sm-activity"): unique across the type's groups. */
+            char name[INTEL_QUERY_NAME_LENGTH_MAX];
+            if (d == 0)
+                snprintf(name, sizeof(name), "%s", device_types[t].name);
+            else
+                snprintf(name, sizeof(name), "%s %u", device_types[t].name, d);
+            st = build_mapped(pq, &map, &b);
+            if (st == PERFQ_OK)
+                st = types_push(out, &b, name, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+        }
     /* Every other available group is a query type of its own, in catalog order. */
     for (uint32_t g = 0; g < group_count && st == PERFQ_OK; g++) {
         perfq_group_info_t gi;

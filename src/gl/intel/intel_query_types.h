@@ -29,6 +29,8 @@
 #define INTEL_TYPE_GPU_TIME "GPU Time"
 #define INTEL_TYPE_HOST_CPU "Host CPU"
 #define INTEL_TYPE_GL_MEMORY "GL Memory"
+#define INTEL_TYPE_NVIDIA_DEVICE "NVIDIA Device"
+#define INTEL_TYPE_NVIDIA_HARDWARE "NVIDIA GPU Hardware"
 
 struct intel_counter {
     const char *name;            /* points into the catalog or the mapping table */

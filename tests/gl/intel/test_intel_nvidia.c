@@ -1,0 +1,252 @@
+/*
+ * NVIDIA device counters through the GL layer's two GL-side extensions: the INTEL query type
+ * "NVIDIA Device" (GLOBAL_CONTEXT, NVML and GPM over each query's own interval) and the same
+ * group through EGL_BRCM_performance_counters (units, min/max, denominators, records).
+ *
+ * --fake: against tests/nvidia/fake-nvml (put first on LD_LIBRARY_PATH by meson), whose readings
+ * are constant and known: 100 W, SM 1000 MHz, memory 2619 MHz, utilisation 50 %, 40 C. Means of
+ * constants are exact whatever the load, so every value is checked exactly. Runs everywhere
+ * (llvmpipe here, the NVIDIA driver on the GPU machine).
+ * Without --fake: the real libnvidia-ml; skips, naming it, where the driver is absent; checks
+ * plausible values (power > 0, clocks > 0, energy = mean power x interval within 10 %).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "intel_test.h"
+#include "perfq/egl_brcm_performance_counters.h"
+
+static struct gltest T;
+static int fake;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* A counter of a type by name: its offset and data type; -1 if absent. */
+static int counter(GLuint qid, const char *name, GLuint *offset, GLuint *data_type,
+                   GLuint *type)
+{
+    int i = gltest_counter_index(&T, qid, name);
+    if (i < 0)
+        return -1;
+    char n[256], d[1024];
+    GLuint size;
+    GLuint64 raw_max;
+    T.gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, sizeof(n), n, sizeof(d), d, offset,
+                                   &size, type, data_type, &raw_max);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    return i;
+}
+
+static double read_double(GLuint qid, const char *name, const unsigned char *data)
+{
+    GLuint off, dt, type;
+    assert_true(counter(qid, name, &off, &dt, &type) >= 0);
+    assert_int_equal(dt, GL_PERFQUERY_COUNTER_DATA_DOUBLE_INTEL);
+    double v;
+    memcpy(&v, data + off, sizeof(v));
+    return v;
+}
+
+static void test_intel_nvidia_device(void **state)
+{
+    (void)state;
+    GLuint qid = gltest_query_id(&T, "NVIDIA Device");
+    assert_int_not_equal(qid, 0);
+    char name[256];
+    GLuint data_size, counters, max_instances, caps;
+    T.gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
+                                 &max_instances, &caps);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    assert_string_equal(name, "NVIDIA Device");
+    /* The spec's caps: device counters count the whole GPU, not the context. */
+    assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+    GLuint off, dt, type;
+    assert_true(counter(qid, "nvml-gpu0/energy", &off, &dt, &type) >= 0);
+    assert_int_equal(type, GL_PERFQUERY_COUNTER_EVENT_INTEL);
+    assert_true(counter(qid, "nvml-gpu0/clocks-changed", &off, &dt, &type) >= 0);
+    assert_int_equal(dt, GL_PERFQUERY_COUNTER_DATA_BOOL32_INTEL);
+    /* The groups went into the type, not into types of their own. */
+    assert_int_equal(gltest_query_id(&T, "nvml-gpu0"), 0);
+    assert_int_equal(gltest_query_id(&T, "gpm-gpu0"), 0);
+
+    /* Two overlapping instances: each has the means of its own interval. */
+    GLuint h1 = 0, h2 = 0;
+    T.gl.glCreatePerfQueryINTEL(qid, &h1);
+    T.gl.glCreatePerfQueryINTEL(qid, &h2);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    uint64_t t0 = gltest_now_ns();
+    T.gl.glBeginPerfQueryINTEL(h1);
+    sleep_ms(150);
+    T.gl.glBeginPerfQueryINTEL(h2);
+    gltest_draw_triangles(&T, 100, 0);
+    sleep_ms(150);
+    T.gl.glEndPerfQueryINTEL(h1);
+    uint64_t t1 = gltest_now_ns();
+    T.gl.glEndPerfQueryINTEL(h2);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    unsigned char d1[4096], d2[4096];
+    assert_true(data_size <= sizeof(d1));
+    assert_int_equal(gltest_result_wait(&T, h1, d1, data_size), data_size);
+    assert_int_equal(gltest_result_wait(&T, h2, d2, data_size), data_size);
+    double p1 = read_double(qid, "nvml-gpu0/average-power", d1);
+    double e1 = read_double(qid, "nvml-gpu0/energy", d1);
+    double sm1 = read_double(qid, "nvml-gpu0/sm-clock", d1);
+    double seconds = (double)(t1 - t0) / 1e9;
+    printf("NVIDIA Device: %.3f W, %.4f J over %.3f s (power x time %.4f J), SM %.0f MHz\n",
+           p1, e1, seconds, p1 * seconds, sm1 / 1e6);
+    if (fake) {
+        assert_true(fabs(p1 - 100.0) < 1e-6);
+        assert_true(fabs(read_double(qid, "nvml-gpu0/average-power", d2) - 100.0) < 1e-6);
+        assert_true(fabs(sm1 - 1e9) < 1e-3);
+        assert_true(fabs(read_double(qid, "nvml-gpu0/gpu-utilization", d1) - 50.0) < 1e-9);
+        assert_true(fabs(read_double(qid, "nvml-gpu0/temperature", d2) - 313.15) < 1e-9);
+        /* Energy over each instance's own interval: 100 W x its time. The counter is read
+         * every 2 s and moves in 100 ms steps: at most half a step (5 J) per end. h1 lasted
+         * at most t1 - t0; h2 is inside it and lasted at least its own 150 ms sleep. */
+        double e2 = read_double(qid, "nvml-gpu0/energy", d2);
+        assert_true(e1 <= 100.0 * seconds + 10.0 + 1e-6);
+        assert_true(e1 >= 100.0 * 0.3 - 10.0);
+        assert_true(e2 >= 100.0 * 0.15 - 10.0);
+        assert_true(e2 <= e1 + 10.0);
+    } else {
+        assert_true(p1 > 0);
+        assert_true(sm1 > 0);
+        assert_true(e1 > 0);
+    }
+    T.gl.glDeletePerfQueryINTEL(h1);
+    T.gl.glDeletePerfQueryINTEL(h2);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+}
+
+static void test_egl_brcm_nvidia_group(void **state)
+{
+    (void)state;
+    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
+        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
+    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
+        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
+    PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo =
+        (PFNEGLGETPERFCOUNTERINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterInfoBRCM");
+    PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting =
+        (PFNEGLSETPERFCOUNTINGBRCMPROC)eglGetProcAddress("eglSetPerfCountingBRCM");
+    PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose =
+        (PFNEGLCHOOSEPERFCOUNTERSBRCMPROC)eglGetProcAddress("eglChoosePerfCountersBRCM");
+    PFNEGLGETPERFCOUNTERDATABRCMPROC GetData =
+        (PFNEGLGETPERFCOUNTERDATABRCMPROC)eglGetProcAddress("eglGetPerfCounterDataBRCM");
+    assert_non_null(GetConstant);
+    assert_non_null(GetData);
+
+    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), group = -1, n = 0, max_active = 0;
+    for (EGLint g = 0; g < groups; g++) {
+        char name[64];
+        assert_true(GetGroupInfo(g, sizeof(name), name, &n, &max_active));
+        if (strcmp(name, "nvml-gpu0") == 0) {
+            group = g;
+            break;
+        }
+    }
+    assert_true(group >= 0);
+    EGLint power = -1, energy = -1, sm = -1;
+    for (EGLint c = 0; c < n; c++) {
+        char name[64], unit[64];
+        EGLuint64BRCM min, max, denominator;
+        assert_true(GetCounterInfo(group, c, &min, &max, &denominator, sizeof(name), name,
+                                   sizeof(unit), unit));
+        if (strcmp(name, "average-power") == 0) {
+            power = c;
+            assert_string_equal(unit, "W");
+            assert_int_equal(denominator, 1000);   /* float values in thousandths */
+        } else if (strcmp(name, "energy") == 0) {
+            energy = c;
+            assert_string_equal(unit, "J");
+            assert_int_equal(denominator, 1000);
+        } else if (strcmp(name, "gpu-utilization") == 0) {
+            assert_string_equal(unit, "%");
+            assert_int_equal(min, 0);
+            assert_int_equal(max, 100);
+        } else if (strcmp(name, "sm-clock") == 0) {
+            sm = c;
+            assert_string_equal(unit, "Hz");
+        }
+    }
+    assert_true(power >= 0 && energy >= 0 && sm >= 0);
+
+    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    EGLint list[3] = {power, energy, sm};
+    assert_true(Choose(EGL_TRUE, group, 3, list));
+    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    uint64_t t0 = gltest_now_ns();
+    sleep_ms(300);
+    assert_true(SetCounting(EGL_STOP_COUNTERS_BRCM));
+    uint64_t t1 = gltest_now_ns();
+    unsigned char buf[16 * 3];
+    EGLint written = 0;
+    assert_true(GetData(sizeof(buf), buf, &written, EGL_TRUE));
+    assert_int_equal(written, 16 * 3);
+    double v[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        uint32_t g, c;
+        uint64_t value;
+        memcpy(&g, buf + 16 * i, 4);
+        memcpy(&c, buf + 16 * i + 4, 4);
+        memcpy(&value, buf + 16 * i + 8, 8);
+        assert_int_equal(g, (uint32_t)group);
+        /* Records come in counter order, not in the order chosen. */
+        int k = (EGLint)c == power ? 0 : (EGLint)c == energy ? 1 : 2;
+        assert_true(k < 2 || (EGLint)c == sm);
+        v[k] = (double)value / 1000.0;   /* the denominator */
+    }
+    double seconds = (double)(t1 - t0) / 1e9;
+    printf("EGL_BRCM nvml-gpu0: %.3f W, %.3f J over %.3f s, SM %.0f MHz\n", v[0], v[1],
+           seconds, v[2] / 1e6);
+    if (fake) {
+        assert_true(fabs(v[0] - 100.0) < 0.0015);
+        assert_true(fabs(v[2] - 1e9) < 1);
+        /* Counted from start to stop: 100 W x at most that time, with the sampler's period
+         * (20 ms) and half a counter step (5 J) per end as slack. */
+        assert_true(v[1] <= 100.0 * seconds + 10.0);
+        assert_true(v[1] >= 100.0 * 0.3 - 14.0);
+    } else {
+        assert_true(v[0] > 0 && v[1] > 0 && v[2] > 0);
+    }
+    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+}
+
+int main(int argc, char **argv)
+{
+    fake = argc > 1 && strcmp(argv[1], "--fake") == 0;
+    int rc = gltest_create(&T, GLTEST_CORE, 64, 64);
+    if (rc == INTEL_TEST_SKIP) {
+        printf("SKIP: no EGL device gives a desktop GL context\n");
+        return rc;
+    }
+    if (rc || gltest_make_current(&T))
+        return 1;
+    if (!fake && gltest_query_id(&T, "NVIDIA Device") == 0) {
+        /* The type exists wherever libnvidia-ml.so.1 opens and finds a device. */
+        printf("SKIP: no \"NVIDIA Device\" query type: libnvidia-ml.so.1 (the NVIDIA driver) "
+               "is not on this machine, or it found no device\n");
+        gltest_destroy(&T);
+        return INTEL_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_intel_nvidia_device),
+        cmocka_unit_test(test_egl_brcm_nvidia_group),
+    };
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    gltest_destroy(&T);
+    return rc;
+}
