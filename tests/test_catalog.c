@@ -157,7 +157,8 @@ static void test_enum_names(void **state)
 {
     (void)state;
     assert_string_equal(perfq_unit_name(PERFQ_UNIT_NANOSECONDS), "ns");
-    assert_null(perfq_unit_name((perfq_unit_t)11));
+    assert_string_equal(perfq_unit_name(PERFQ_UNIT_JOULES), "J");
+    assert_null(perfq_unit_name((perfq_unit_t)PERFQ_UNIT_COUNT));
     assert_null(perfq_unit_name((perfq_unit_t)-1));
     assert_null(perfq_storage_name((perfq_storage_t)7));
     assert_int_equal(perfq_storage_size((perfq_storage_t)99), 0);

@@ -201,7 +201,7 @@ static void test_catalog_builder_rejects_bad_descriptors(void **state)
     assert_int_equal(perfq_catalog_add_group(&c, &fake_group, NULL, &g), PERFQ_OK);
     assert_int_equal(perfq_catalog_add_group(&c, &fake_group, NULL, &g), PERFQ_EINVAL);
     struct perfq_counter_desc bad = fake_counters[0];
-    bad.unit = (perfq_unit_t)11;
+    bad.unit = (perfq_unit_t)PERFQ_UNIT_COUNT;
     assert_int_equal(perfq_catalog_add_counter(&c, g, &bad, NULL), PERFQ_EINVAL);
     bad = fake_counters[0];
     bad.storage = (perfq_storage_t)7;
