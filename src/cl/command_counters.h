@@ -34,19 +34,23 @@
         }                                                              \
         (void)device;                                                  \
         learn;                                                         \
+        uint64_t stat_t0_ = perfq_cl_stat_on > 1 ? perfq_cl_stat_clock() : 0; \
         cl_int err_ = call;                                            \
         if (perfq_cl_stat_on)                                          \
-            perfq_cl_stat_command(&cmd, err_, event, stat_internal_);  \
+            perfq_cl_stat_command(&cmd, err_, event, stat_internal_, queue, stat_t0_); \
         return counted_ ? perfq_cl_command_end(&cmd, err_, event) : err_; \
     } while (0)
 
-/* stat_commands.c: 1 when `perfq stat --layers` listens (PERFQ_STAT_CHANNEL). */
+/* stat_commands.c: 1 when `perfq stat --layers` listens (PERFQ_STAT_CHANNEL), 2 when it is
+ * `perfq record` (a timeline: the enqueue call's CPU time is taken too). */
 extern int perfq_cl_stat_on;
+/* CLOCK_MONOTONIC in ns. */
+uint64_t perfq_cl_stat_clock(void);
 /* After the driver call: on success sends the command (type, kernel name, bytes; its duration
  * from the event's profiling once it completes). internal: the event is the layer's own and is
- * released once read. */
+ * released once read. t0: the CPU time before the driver call (timeline mode). */
 void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_event *event,
-                           int internal);
+                           int internal, cl_command_queue queue, uint64_t t0);
 
 /* region[0] * region[1] * region[2]. */
 uint64_t perfq_cl_region_volume(const size_t *region);

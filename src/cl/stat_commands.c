@@ -10,6 +10,11 @@
  * still answers the program's own bits. A command enqueued without an event gets an internal one,
  * released by the layer when read. Results are read in a CL_COMPLETE callback (on the driver's
  * thread) and sent without blocking; the event is retained until then.
+ *
+ * Timeline mode (`perfq record`, docs/perfq-record.md): each queue is announced once (its
+ * device's name); each enqueue call is sent from the calling thread as it returns (CPU start and
+ * end); each completed command also carries CL_PROFILING_COMMAND_QUEUED and START on the device
+ * clock with the enqueue call's CPU bracket, from which the CLI correlates the two clocks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,11 @@ struct pending {
     int internal;
 };
 
+uint64_t perfq_cl_stat_clock(void)
+{
+    return perfq_stat_now_ns();
+}
+
 /* Commands whose CL_COMPLETE callback has not run yet. */
 static uint64_t in_flight;
 
@@ -46,6 +56,16 @@ static void CL_CALLBACK completed(cl_event ev, cl_int status, void *user)
         end >= start) {
         p->r.flags |= PERFQ_STAT_HAS_GPU_TIME;
         p->r.c = end - start;
+        cl_ulong queued = 0;
+        if (p->r.t1 &&
+            perfq_cl_next.clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED,
+                                                  sizeof(queued), &queued, NULL) ==
+                CL_SUCCESS &&
+            queued && queued <= start) {
+            p->r.flags |= PERFQ_STAT_HAS_INTERVAL;
+            p->r.g0 = queued;
+            p->r.g1 = start;
+        }
     }
     perfq_stat_channel_send(&p->r);
     perfq_cl_next.clReleaseEvent(ev);   /* the reference taken in perfq_cl_stat_command */
@@ -78,8 +98,9 @@ static void kernel_name(cl_kernel kernel, char *out, size_t size)
 }
 
 void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_event *event,
-                           int internal)
+                           int internal, cl_command_queue queue, uint64_t t0)
 {
+    uint64_t t1 = t0 ? perfq_stat_now_ns() : 0;
     if (err != CL_SUCCESS || !event || !*event)
         return;
     struct pending *p = calloc(1, sizeof(*p));
@@ -94,6 +115,20 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
         }
         if (cmd->kernel)
             kernel_name(cmd->kernel, p->r.name, sizeof(p->r.name));
+        if (t0) {
+            /* The CPU side of the call, now, from this thread: a timeline's thread track. */
+            struct perfq_stat_record call = p->r;
+            call.kind = PERFQ_STAT_CL_ENQUEUE;
+            call.flags = 0;
+            call.b = (uint64_t)(uintptr_t)queue;
+            call.t0 = t0;
+            call.t1 = t1;
+            perfq_stat_channel_send(&call);
+            p->r.b = (uint64_t)(uintptr_t)queue;
+            p->r.tid = perfq_stat_tid();
+            p->r.t0 = t0;
+            p->r.t1 = t1;
+        }
         /* The program's event stays valid until our callback has read it. */
         if (internal || perfq_cl_next.clRetainEvent(*event) == CL_SUCCESS) {
             __atomic_add_fetch(&in_flight, 1, __ATOMIC_RELAXED);
@@ -159,6 +194,22 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, int program_profiling)
     perfq_cl_table_put_locked(&stat_queues, queue, (void *)(uintptr_t)(program_profiling ? 2 : 1),
                               &old);
     pthread_mutex_unlock(&stat_queues.lock);
+    if (perfq_cl_stat_on < 2)
+        return;
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_CL_QUEUE;
+    r.a = (uint64_t)(uintptr_t)queue;
+    cl_device_id device = NULL;
+    if (perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device,
+                                            NULL) == CL_SUCCESS && device) {
+        r.b = (uint64_t)(uintptr_t)device;
+        char name[256] = "";
+        if (perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(name) - 1, name,
+                                          NULL) == CL_SUCCESS)
+            snprintf(r.name, sizeof(r.name), "%s", name);
+    }
+    perfq_stat_channel_send(&r);
 }
 
 int perfq_cl_stat_hidden_profiling(cl_command_queue queue)
@@ -185,7 +236,7 @@ static cl_command_queue CL_API_CALL CreateCommandQueue_stat(cl_context context,
 
 void perfq_cl_install_stat_commands(cl_icd_dispatch *d)
 {
-    perfq_cl_stat_on = perfq_stat_channel_active();
+    perfq_cl_stat_on = perfq_stat_channel_timeline() ? 2 : perfq_stat_channel_active();
     if (perfq_cl_stat_on && perfq_cl_next.clCreateCommandQueue)
         d->clCreateCommandQueue = CreateCommandQueue_stat;
 }

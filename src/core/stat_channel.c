@@ -8,11 +8,14 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int sock = -1;
 static struct perfq_stat_page *page;
+static int timeline;
 static uint64_t local_dropped;  /* when the page cannot be mapped: still counted, here */
 
 /* fd is open and is the file with inode `ino` of the given type: otherwise the program reused
@@ -40,8 +43,11 @@ static void attach(void)
     void *p = mmap(NULL, sizeof(struct perfq_stat_page), PROT_READ | PROT_WRITE, MAP_SHARED,
                    pfd, 0);
     page = p == MAP_FAILED ? NULL : p;
-    if (page)
+    if (page) {
         __atomic_add_fetch(&page->attached, 1, __ATOMIC_RELAXED);
+        timeline = (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
+                    PERFQ_STAT_PAGE_TIMELINE) != 0;
+    }
     sock = s;
 }
 
@@ -51,12 +57,32 @@ int perfq_stat_channel_active(void)
     return sock >= 0;
 }
 
+int perfq_stat_channel_timeline(void)
+{
+    return perfq_stat_channel_active() && timeline;
+}
+
+uint64_t perfq_stat_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t perfq_stat_tid(void)
+{
+    /* Not cached: a cache in thread-local storage would survive fork() with the parent's id. */
+    return (uint32_t)syscall(SYS_gettid);
+}
+
 void perfq_stat_channel_send(struct perfq_stat_record *r)
 {
     if (!perfq_stat_channel_active())
         return;
     r->magic = PERFQ_STAT_RECORD_MAGIC;
     r->pid = (uint32_t)getpid();
+    if (!r->tid)
+        r->tid = perfq_stat_tid();
     if (send(sock, r, sizeof(*r), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*r))
         return;
     __atomic_add_fetch(page ? &page->dropped : &local_dropped, 1, __ATOMIC_RELAXED);

@@ -30,19 +30,34 @@ enum perfq_stat_record_kind {
     /* An OpenCL command completed: a = cl_command_type, c = duration (END - START) in ns
      * (flag GPU_TIME), d = bytes moved (flag BYTES); name = kernel name for kernels. */
     PERFQ_STAT_CL_COMMAND = 3,
+    /* Timeline mode only (`perfq record`, PERFQ_STAT_PAGE_TIMELINE), sent once per object:
+     * a GL context: a = handle, b = timer path (perfq_gl_timer_path_t), c = the GPU clock's
+     * correlation error in ns (fence path: the stamp resolution), name = GL_RENDERER. */
+    PERFQ_STAT_GL_CONTEXT = 4,
+    /* an OpenCL queue: a = queue, b = cl_device_id, name = CL_DEVICE_NAME. */
+    PERFQ_STAT_CL_QUEUE = 5,
+    /* an OpenCL enqueue call, sent from the calling thread when it returns: a = command type,
+     * b = queue, t0/t1 = the call, name = kernel name. */
+    PERFQ_STAT_CL_ENQUEUE = 6,
 };
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u
 #define PERFQ_STAT_HAS_VERTICES 2u
 #define PERFQ_STAT_HAS_BYTES 4u
+/* Timeline mode: FRAME_GPU: g0/g1 are the frame's GPU interval on the CPU clock, t0 its
+ * correlation error in ns. CL_COMMAND: g0 = CL_PROFILING_COMMAND_QUEUED, g1 = ..._START (device
+ * clock; END = START + c), t0/t1 = the enqueue call on the CPU clock (the CLI correlates). */
+#define PERFQ_STAT_HAS_INTERVAL 8u
 
 struct perfq_stat_record {
     uint32_t magic;
     uint16_t kind;
     uint16_t flags;
     uint32_t pid;
-    uint32_t reserved;
+    uint32_t tid;               /* the sending thread (the enqueuing thread for CL commands) */
     uint64_t a, b, c, d;
+    /* Timeline mode: CPU times are CLOCK_MONOTONIC ns. FRAME: t0 = frame start, t1 = swap. */
+    uint64_t t0, t1, g0, g1;
     char name[64];              /* NUL-terminated, possibly truncated */
 };
 
@@ -50,12 +65,22 @@ struct perfq_stat_record {
 struct perfq_stat_page {
     uint64_t dropped;           /* records that could not be sent */
     uint64_t attached;          /* layer instances (one per process and layer) that attached */
+    uint64_t flags;             /* set by the CLI before CMD starts: PERFQ_STAT_PAGE_* */
 };
+
+/* `perfq record`: the layers also send what a timeline needs (object records, enqueue calls,
+ * CPU and GPU times); `perfq stat` leaves it clear and pays nothing for it. */
+#define PERFQ_STAT_PAGE_TIMELINE 1u
 
 /* Layer side. Attaches once per process (thread safe); 1 when the channel is there and valid,
  * 0 otherwise (then nothing is ever sent). */
 int perfq_stat_channel_active(void);
-/* Sends one record (magic and pid are filled in). Never blocks; a drop is counted. */
+/* 1 when the CLI asked for a timeline (perfq record). */
+int perfq_stat_channel_timeline(void);
+/* CLOCK_MONOTONIC in ns, and the calling thread's id. */
+uint64_t perfq_stat_now_ns(void);
+uint32_t perfq_stat_tid(void);
+/* Sends one record (magic and pid are filled in; tid when it is 0). Never blocks; a drop is counted. */
 void perfq_stat_channel_send(struct perfq_stat_record *r);
 /* Counts n records that will never be sent (results still pending at exit). */
 void perfq_stat_channel_count_drops(uint64_t n);

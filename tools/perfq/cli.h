@@ -3,6 +3,7 @@
 #define PERFQ_TOOLS_CLI_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "perfq/perfq.h"
 
@@ -14,6 +15,8 @@
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Prepends perfq's layers to LD_PRELOAD and OPENCL_LAYERS in this process's environment, for
  * a command about to be executed. Returns 0, or -1 after printing why when a layer this build
@@ -24,6 +27,13 @@ int layers_inject(int verbose);
 /* Resolves a counter name for the command line: prints "unknown counter" with a suggestion,
  * or "not available here" with the reason, and returns nonzero on failure. */
 int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id);
+
+/* Can this counter count another process? Tried on perfq's own pid, which always exists. */
+int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id);
+
+/* Forks a child that waits for a byte on *go before it execs cmd (execvp); an exec failure
+ * comes back as its errno on *exec_err (EOF when the exec succeeded). Returns its pid, or -1. */
+pid_t cli_spawn_waiting(char **cmd, int *go, int *exec_err);
 
 /* JSON output helpers. Bytes that are not UTF-8 are written as U+FFFD (json.c). */
 void json_string(FILE *out, const char *s);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "stat_collect.h"
 #include "stat_interval.h"
 
@@ -121,8 +122,7 @@ static int parse_args(int argc, char **argv, struct stat_options *o)
     return 0;
 }
 
-/* Can this counter count another process? Tried on perfq's own pid, which always exists. */
-static int counts_other_process(perfq_t *pq, perfq_counter_id_t id)
+int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id)
 {
     perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = getpid()};
     perfq_measurement_t *m;
@@ -151,7 +151,7 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     perfq_counter_info(pq, id, &r->info);
     r->id = id;
     r->measured = -1;
-    if (r->info.available && !counts_other_process(pq, id)) {
+    if (r->info.available && !cli_counts_other_process(pq, id)) {
         if (explicit_name)
             return fprintf(stderr, "perfq stat: counter '%s' can only measure perfq's own "
                            "process, not a command\n", r->info.full_name), -1;
@@ -332,34 +332,6 @@ static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
         stat_collect_print_csv(collect, out);
 }
 
-/* Starts cmd stopped before exec; returns its pid, or -1. *go and *exec_err are the pipes. */
-static pid_t spawn_waiting(char **cmd, int *go, int *exec_err)
-{
-    int gp[2], ep[2];
-    if (pipe2(gp, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        char byte;
-        close(gp[1]);
-        close(ep[0]);
-        if (read(gp[0], &byte, 1) != 1)
-            _exit(127);
-        execvp(cmd[0], cmd);
-        int err = errno;
-        if (write(ep[1], &err, sizeof(err)) < 0)
-            _exit(127);
-        _exit(127);
-    }
-    close(gp[0]);
-    close(ep[1]);
-    *go = gp[1];
-    *exec_err = ep[0];
-    return pid;
-}
-
 static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
                            size_t n, perfq_value_t *values, struct child_result *r, FILE *out,
                            struct stat_collect **collect)
@@ -375,10 +347,10 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         }
     if (o->layers && layers_inject(0) != 0)
         return -1;   /* never run the command without the layers it asked for */
-    if (o->layers && !(*collect = stat_collect_open()))
+    if (o->layers && !(*collect = stat_collect_open(NULL)))
         return -1;
     int go, exec_err;
-    pid_t pid = spawn_waiting(o->cmd, &go, &exec_err);
+    pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
     if (*collect && stat_collect_start(*collect) != 0)
@@ -419,6 +391,9 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     }
     close(go);
     close(exec_err);
+    /* Not while -I writes its intervals to the same terminal. */
+    struct progress *progress = o->interval_ms && out == stderr ? NULL
+                                                                : progress_start(*collect, t0);
     if (iv) {
         /* Returns when the command has exited, not reaped: see stat_interval.c. */
         st = stat_interval_run(iv, pid, o->interval_ms, t0, out, o->json);
@@ -434,6 +409,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     r->elapsed_ns = monotonic_ns() - t0;
     if (*collect)
         stat_collect_finish(*collect);
+    progress_stop(&progress);
     if (m) {
         st = perfq_measurement_end(m);
         if (st == PERFQ_OK)

@@ -34,10 +34,35 @@ static const char usage[] =
     "                                and OpenCL commands by kernel and by command type\n"
     "                                (count, total, mean, p95 time, bytes); records the\n"
     "                                channel had to drop are counted (docs/perfq-stat.md)\n"
+    "  record -o FILE [options] -- CMD [ARGS]\n"
+    "                                run CMD with the layers and write a timeline to FILE in the\n"
+    "                                Chrome/Perfetto JSON trace format (open it in\n"
+    "                                ui.perfetto.dev): frames and OpenCL enqueue calls per\n"
+    "                                thread, GPU intervals of frames and OpenCL commands on the\n"
+    "                                CPU clock, one track per GL context and OpenCL queue under\n"
+    "                                its device, host counters as counter tracks; a valid file\n"
+    "                                even when CMD crashes or is killed; exits with CMD's status\n"
+    "                                (docs/perfq-record.md)\n"
+    "      -e, --events LIST         host counters to sample (default: task-clock,\n"
+    "                                context-switches, page-faults, proc-io bytes)\n"
+    "      -I, --interval MS         sampling period of the counters (10 to 3600000; 100)\n"
+    "  serve [options]               a Prometheus endpoint: GET /metrics answers the text\n"
+    "                                format 0.0.4 of the counters the continuous sampler\n"
+    "                                reads (perfq_counted_total, perfq_level; labels device,\n"
+    "                                group, counter, unit); SIGINT/SIGTERM stop it (exit 0)\n"
+    "                                (docs/perfq-serve.md)\n"
+    "      --listen ADDRESS:PORT     default 127.0.0.1:9464 (loopback); [::1]:PORT for IPv6\n"
+    "      -e, --events LIST         these counters only (default: every one it can sample)\n"
+    "      -p, --pid PID             also sample this process (repeatable); its series get\n"
+    "                                pid=\"PID\"; without -p, process counters count perfq\n"
+    "      -I, --interval MS         sampling period (10 to 3600000; 1000)\n"
     "  run [-v] -- CMD [ARGS]        run CMD with perfq's GL and OpenCL layers injected\n"
     "                                (LD_PRELOAD, OPENCL_LAYERS); -v says which. A layer\n"
     "                                that cannot be injected (not found, or a path with a\n"
     "                                space or ':') is an error: CMD is not run\n"
+    "\n"
+    "  stat and record print a progress line (elapsed, frames, OpenCL commands) on stderr\n"
+    "  while CMD runs when stderr is a terminal, and none otherwise.\n"
     "\n"
     "  -h, --help                    this text\n"
     "  --version                     perfq's version\n"
@@ -45,9 +70,10 @@ static const char usage[] =
     "Counter names are GROUP/COUNTER as 'perfq list' prints them; a bare COUNTER works when\n"
     "it is unique. Environment: PERFQ_DISABLE=GROUP,... marks groups unavailable;\n"
     "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so and libperfq-cl.so.\n"
-    "Exit status: CMD's for stat and run; 2 for bad arguments, unknown, ambiguous or\n"
+    "Exit status: CMD's for stat, record and run; 2 for bad arguments, unknown, ambiguous or\n"
     "unavailable counters, commands that cannot be executed, and layers that cannot be\n"
-    "injected (run, stat --layers); 1 when perfq cannot write its own output (the table,\n"
+    "injected (run, stat --layers, record), addresses that cannot be listened on (serve);\n"
+    "1 when perfq cannot write its own output (the table,\n"
     "the JSON, the list: a full disk, for example).\n";
 
 static int dispatch(int argc, char **argv)
@@ -69,6 +95,10 @@ static int dispatch(int argc, char **argv)
         return cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "stat") == 0)
         return cmd_stat(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0)
+        return cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "serve") == 0)
+        return cmd_serve(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     fprintf(stderr, "perfq: unknown command '%s'\n\n%s", cmd, usage);

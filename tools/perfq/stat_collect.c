@@ -17,10 +17,12 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "core/stat_channel.h"
+#include "record_timeline.h"
 #include "stat_series.h"
 
 #define MAX_GROUPS 256
@@ -42,6 +44,7 @@ struct stat_collect {
     struct perfq_stat_page *page;
     pthread_t thread;
     int running;
+    struct trace *trace;          /* perfq record: the file the timeline goes to */
     /* frames */
     uint64_t frames, frames_gpu, frames_vertices;
     struct series cpu_ns, gpu_ns, vertices;
@@ -54,9 +57,12 @@ struct stat_collect {
     size_t n_kernels, n_types;
     uint64_t commands;
     uint64_t malformed;
+    /* read by the progress line's thread */
+    uint64_t progress_frames, progress_commands;
+    struct timeline *timeline;    /* perfq record */
 };
 
-static const char *command_type_name(uint64_t t)
+const char *stat_command_type_name(uint64_t t)
 {
     static const char *const names[] = {
         "NDRANGE_KERNEL", "TASK", "NATIVE_KERNEL", "READ_BUFFER", "WRITE_BUFFER", "COPY_BUFFER",
@@ -116,9 +122,12 @@ static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 
 static void take(struct stat_collect *c, const struct perfq_stat_record *r)
 {
+    if (c->timeline)
+        timeline_take(c->timeline, r);
     switch (r->kind) {
     case PERFQ_STAT_FRAME:
         c->frames++;
+        __atomic_store_n(&c->progress_frames, c->frames, __ATOMIC_RELAXED);
         series_add(&c->cpu_ns, r->c);
         note_context(c, r->pid, r->a);
         break;
@@ -134,7 +143,8 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         break;
     case PERFQ_STAT_CL_COMMAND: {
         c->commands++;
-        const char *type = command_type_name(r->a);
+        __atomic_store_n(&c->progress_commands, c->commands, __ATOMIC_RELAXED);
+        const char *type = stat_command_type_name(r->a);
         char other[32];
         if (!type) {
             snprintf(other, sizeof(other), "0x%" PRIx64, r->a);
@@ -146,6 +156,10 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         note_context(c, r->pid, 0);
         break;
     }
+    case PERFQ_STAT_GL_CONTEXT:
+    case PERFQ_STAT_CL_QUEUE:
+    case PERFQ_STAT_CL_ENQUEUE:
+        break;   /* timeline only */
     default:
         c->malformed++;
     }
@@ -168,13 +182,26 @@ static int receive(struct stat_collect *c, int flags)
     return 1;
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void *drain(void *arg)
 {
     struct stat_collect *c = arg;
     for (;;) {
         struct pollfd p[2] = {{c->recv_fd, POLLIN, 0}, {c->stop[0], POLLIN, 0}};
-        if (poll(p, 2, -1) < 0 && errno != EINTR)
+        /* A timeline lets its old events out to the file now and then, records or not. */
+        int rc = poll(p, 2, c->trace ? 100 : -1);
+        if (rc < 0 && errno != EINTR)
             break;
+        if (c->trace)
+            trace_tick(c->trace, monotonic_ns());
+        if (rc <= 0)
+            continue;
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             int got = receive(c, MSG_DONTWAIT);
             if (got == 0 || (got < 0 && errno != EAGAIN))
@@ -191,7 +218,7 @@ static void *drain(void *arg)
     return NULL;
 }
 
-struct stat_collect *stat_collect_open(void)
+struct stat_collect *stat_collect_open(struct trace *trace)
 {
     struct stat_collect *c = calloc(1, sizeof(*c));
     int sv[2] = {-1, -1};
@@ -217,6 +244,12 @@ struct stat_collect *stat_collect_open(void)
     if (p == MAP_FAILED)
         goto fail;
     c->page = p;
+    if (trace) {
+        c->trace = trace;
+        if (!(c->timeline = timeline_open(trace)))
+            goto fail;
+        c->page->flags = PERFQ_STAT_PAGE_TIMELINE;
+    }
     struct stat ss, ps;
     if (fstat(c->send_fd, &ss) != 0 || fstat(c->page_fd, &ps) != 0)
         goto fail;
@@ -278,6 +311,7 @@ void stat_collect_close(struct stat_collect **pc)
         close(c->stop[1]);
     if (c->page)
         munmap(c->page, sizeof(*c->page));
+    timeline_close(&c->timeline);
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
@@ -292,6 +326,22 @@ void stat_collect_close(struct stat_collect **pc)
 static uint64_t dropped(const struct stat_collect *c)
 {
     return c->page ? __atomic_load_n(&c->page->dropped, __ATOMIC_RELAXED) : 0;
+}
+
+void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands)
+{
+    *frames = __atomic_load_n(&c->progress_frames, __ATOMIC_RELAXED);
+    *commands = __atomic_load_n(&c->progress_commands, __ATOMIC_RELAXED);
+}
+
+struct timeline *stat_collect_timeline(struct stat_collect *c)
+{
+    return c->timeline;
+}
+
+uint64_t stat_collect_dropped(const struct stat_collect *c)
+{
+    return dropped(c);
 }
 
 static uint64_t attached(const struct stat_collect *c)

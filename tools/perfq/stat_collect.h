@@ -3,13 +3,17 @@
 #ifndef PERFQ_TOOLS_STAT_COLLECT_H
 #define PERFQ_TOOLS_STAT_COLLECT_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+#include "trace_writer.h"
 
 struct stat_collect;
 
 /* Makes the channel and exports PERFQ_STAT_CHANNEL into this process's environment (for the
- * command about to be started). Returns NULL after printing why. */
-struct stat_collect *stat_collect_open(void);
+ * command about to be started). With a trace (perfq record) the layers are asked for a timeline
+ * and its events go to the trace. Returns NULL after printing why. */
+struct stat_collect *stat_collect_open(struct trace *trace);
 /* After fork: closes perfq's copies of the sending end and starts draining. */
 int stat_collect_start(struct stat_collect *c);
 /* After CMD exited: reads what is left without waiting, stops. */
@@ -19,5 +23,12 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out);
 void stat_collect_print_json(struct stat_collect *c, FILE *out);
 void stat_collect_print_csv(struct stat_collect *c, FILE *out);
 void stat_collect_close(struct stat_collect **c);
+/* Frames and OpenCL commands received so far (any thread: the progress line). */
+void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands);
+uint64_t stat_collect_dropped(const struct stat_collect *c);
+/* perfq record's timeline (NULL for perfq stat). */
+struct timeline *stat_collect_timeline(struct stat_collect *c);
+/* CL_COMMAND_* as a name without its prefix ("NDRANGE_KERNEL"), or NULL when unknown. */
+const char *stat_command_type_name(uint64_t type);
 
 #endif

@@ -26,7 +26,16 @@ struct stat_interval {
     const perfq_counter_info_t *infos;
     perfq_value_t *now, *total;
     unsigned count;               /* intervals printed */
+    stat_interval_sink_fn sink;
+    void *sink_arg;
+    uint64_t t0, last_end;        /* the sink's interval bounds (ns since t0) */
 };
+
+void stat_interval_set_sink(struct stat_interval *iv, stat_interval_sink_fn fn, void *arg)
+{
+    iv->sink = fn;
+    iv->sink_arg = arg;
+}
 
 static uint64_t monotonic_ns(void)
 {
@@ -149,7 +158,14 @@ static perfq_status_t one_interval(struct stat_interval *iv, FILE *out, int json
     if (st != PERFQ_OK)
         return st;
     iv->count++;
-    print_interval(iv, out, json, elapsed_ns);
+    if (iv->sink) {
+        for (size_t i = 0; i < iv->n; i++)
+            iv->sink(iv->sink_arg, &iv->infos[i], &iv->now[iv->pos[i]], iv->t0 + iv->last_end,
+                     iv->t0 + elapsed_ns);
+        iv->last_end = elapsed_ns;
+    } else {
+        print_interval(iv, out, json, elapsed_ns);
+    }
     for (size_t i = 0; i < iv->n; i++) {
         const perfq_counter_info_t *ci = &iv->infos[i];
         const perfq_value_t *v = &iv->now[iv->pos[i]];
@@ -181,6 +197,7 @@ perfq_status_t stat_interval_run(struct stat_interval *iv, pid_t pid, unsigned i
     int pidfd = -1;
 #endif
     uint64_t step = (uint64_t)interval_ms * 1000000u, next = t0 + step;
+    iv->t0 = t0;
     perfq_status_t st = PERFQ_OK;
     while (st == PERFQ_OK && !child_exited(pid)) {
         uint64_t now = monotonic_ns();

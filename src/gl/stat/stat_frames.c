@@ -17,18 +17,29 @@
  * At context destruction with the context current, pending frames are waited for; without it
  * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
  * their FRAME record: counted, with CPU time, without GPU results.
+ *
+ * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
+ * (renderer, timer path, clock error) and, per frame, a GPU stamp after the frame's last command
+ * (perfq_gl_timer_stamp): the frame's GPU interval is [stamp - GPU time, stamp]. On the fence
+ * path the stamp already is CLOCK_MONOTONIC (error: the stamp resolution). On the query path it
+ * is in the driver's GL_TIMESTAMP domain: the offset to CLOCK_MONOTONIC comes from
+ * glGetInteger64v(GL_TIMESTAMP) bracketed by two CPU clock reads (error: half the bracket),
+ * taken at the context's first frame and again every CORRELATE_EVERY frames (clock drift).
  */
 #include "gl/gl_layer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/stat_channel.h"
 
 #define RING 8
+#define CORRELATE_EVERY 64
 
 struct pending {
     struct perfq_gl_timer *timer;
+    struct perfq_gl_timer *stamp;         /* timeline mode: GPU time at the frame's end */
     struct perfq_gl_vquery *vertices;
     uint64_t index;
 };
@@ -42,7 +53,51 @@ struct stat_ctx {
     uint64_t start_ns;                    /* CPU time it started */
     int count_vertices;
     uint64_t handle;
+    /* timeline mode */
+    int timeline;
+    perfq_gl_timer_path_t path;
+    int have_offset;                      /* query path: offset measured */
+    int64_t offset_ns;                    /* CLOCK_MONOTONIC - GL_TIMESTAMP */
+    uint64_t offset_err_ns;
+    uint64_t resolution_ns;
 };
+
+/* Query path: CLOCK_MONOTONIC - GL_TIMESTAMP, from glGetInteger64v(GL_TIMESTAMP) between two
+ * CPU clock reads (ARB_timer_query: the GL's current time, the domain of QueryCounter stamps). */
+static void correlate(struct perfq_gl_context *ctx, struct stat_ctx *s)
+{
+    if (s->path != PERFQ_GL_TIMER_QUERY)
+        return;
+    void (*get64)(GLenum, GLint64 *) = ctx->gl->glGetInteger64v ? ctx->gl->glGetInteger64v
+                                                                : ctx->gl->glGetInteger64vEXT;
+    if (!get64)
+        return;
+    GLint64 gpu = 0;
+    perfq_gl_error_guard_begin(ctx);
+    uint64_t a = perfq_gl_now_ns();
+    get64(GL_TIMESTAMP, &gpu);
+    uint64_t b = perfq_gl_now_ns();
+    if (perfq_gl_error_guard_end(ctx) != GL_NO_ERROR || gpu <= 0)
+        return;
+    s->offset_ns = (int64_t)(a / 2 + b / 2) - (int64_t)gpu;
+    s->offset_err_ns = (b - a) / 2 + 1;
+    s->have_offset = 1;
+}
+
+/* A frame's GPU end stamp on the CPU clock; 0 when it cannot be told. */
+static uint64_t stamp_to_cpu(const struct stat_ctx *s, uint64_t stamp, uint64_t *err)
+{
+    if (s->path == PERFQ_GL_TIMER_FENCE) {
+        *err = s->resolution_ns;
+        return stamp;
+    }
+    if (s->path == PERFQ_GL_TIMER_QUERY && s->have_offset) {
+        *err = s->offset_err_ns;
+        int64_t v = (int64_t)stamp + s->offset_ns;
+        return v > 0 ? (uint64_t)v : 0;
+    }
+    return 0;
+}
 
 static void begin_frame(struct perfq_gl_context *ctx, struct stat_ctx *s)
 {
@@ -63,7 +118,10 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     perfq_status_t ts = p->timer ? perfq_gl_timer_result(ctx, p->timer, wait, &ns) : PERFQ_ENOTSUP;
     perfq_status_t vs = p->vertices ? perfq_gl_vquery_result(ctx, p->vertices, wait, &vertices)
                                     : PERFQ_ENOTSUP;
-    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY)
+    uint64_t stamp = 0;
+    perfq_status_t ss = p->stamp ? perfq_gl_timer_result(ctx, p->stamp, wait, &stamp)
+                                 : PERFQ_ENOTSUP;
+    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ss == PERFQ_NOT_READY)
         return 0;
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
@@ -73,6 +131,14 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(p->timer)) {
         r.flags |= PERFQ_STAT_HAS_GPU_TIME;
         r.c = ns;
+        uint64_t err = 0, end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(p->stamp)
+                                    ? stamp_to_cpu(s, stamp, &err) : 0;
+        if (end > ns) {
+            r.flags |= PERFQ_STAT_HAS_INTERVAL;
+            r.g0 = end - ns;
+            r.g1 = end;
+            r.t0 = err;
+        }
     }
     if (vs == PERFQ_OK) {
         r.flags |= PERFQ_STAT_HAS_VERTICES;
@@ -80,6 +146,7 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     }
     perfq_stat_channel_send(&r);
     perfq_gl_timer_free(ctx, p->timer);
+    perfq_gl_timer_free(ctx, p->stamp);
     perfq_gl_vquery_free(ctx, p->vertices);
     s->head = (s->head + 1) % RING;
     s->count--;
@@ -93,6 +160,20 @@ static void *created(const struct perfq_gl_scope_object *at)
         return NULL;   /* this context is then not measured; the program goes on */
     s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
     s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
+    s->timeline = perfq_stat_channel_timeline();
+    if (s->timeline) {
+        s->path = perfq_gl_timer_path(at->ctx);
+        s->resolution_ns = perfq_gl_timer_resolution_ns(at->ctx);
+        correlate(at->ctx, s);
+        struct perfq_stat_record r;
+        memset(&r, 0, sizeof(r));
+        r.kind = PERFQ_STAT_GL_CONTEXT;
+        r.a = s->handle;
+        r.b = (uint64_t)s->path;
+        r.c = s->path == PERFQ_GL_TIMER_FENCE ? s->resolution_ns : s->offset_err_ns;
+        snprintf(r.name, sizeof(r.name), "%s", at->ctx->renderer ? at->ctx->renderer : "");
+        perfq_stat_channel_send(&r);
+    }
     s->start_ns = perfq_gl_now_ns();
     begin_frame(at->ctx, s);
     return s;
@@ -110,16 +191,24 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     r.a = s->handle;
     r.b = s->frame;
     r.c = now - s->start_ns;
+    r.t0 = s->start_ns;
+    r.t1 = now;
     perfq_stat_channel_send(&r);
 
     if (s->timer)
         perfq_gl_timer_end(ctx, s->timer);
+    struct perfq_gl_timer *stamp = NULL;
+    if (s->timeline && s->timer && perfq_gl_timer_stamp(ctx, &stamp) != PERFQ_OK)
+        stamp = NULL;
+    if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
+        correlate(ctx, s);
     if (s->vertices)
         perfq_gl_vquery_end(ctx, s->vertices);
     if (s->count == RING)
         drain_one(ctx, s, 1);
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
+    p->stamp = stamp;
     p->vertices = s->vertices;
     p->index = s->frame;
     s->count++;
@@ -143,6 +232,7 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
     while (s->count) {
         struct pending *p = &s->ring[s->head];
         perfq_gl_timer_free(ctx, p->timer);
+        perfq_gl_timer_free(ctx, p->stamp);
         perfq_gl_vquery_free(ctx, p->vertices);
         s->head = (s->head + 1) % RING;
         s->count--;

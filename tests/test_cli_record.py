@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""perfq record end to end on llvmpipe and PoCL (docs/perfq-record.md): the trace is valid JSON
+(python's json), every track's timestamps are monotonic in file order, the expected tracks are
+there (CMD's process and thread, a GL device with the context's track, an OpenCL device with the
+queue's track, host counter tracks), the frames and commands are all there, CMD's exit status
+is perfq's, and a CMD killed with SIGKILL mid-run still leaves a valid trace.
+
+Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PERFQ, GL, CL = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def record(cmd, **kw):
+    fd, path = tempfile.mkstemp(prefix="perfq-record-", suffix=".json")
+    os.close(fd)
+    p = subprocess.run([PERFQ, "record", "-o", path, "--"] + cmd, capture_output=True,
+                       text=True, timeout=600, **kw)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    return p.returncode, text, p.stderr
+
+
+def parse(text, what):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        check(False, "%s: the trace is not valid JSON: %s" % (what, e))
+        return {"traceEvents": [], "otherData": {}}
+
+
+def check_monotonic(trace, what):
+    """Every track's events come in non-decreasing time order in the file."""
+    last = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] == "M":
+            continue
+        key = (e["pid"], e["tid"]) if e["ph"] == "X" else (e["pid"], "C", e["name"])
+        if key in last and e["ts"] < last[key]:
+            check(False, "%s: track %s goes back in time (%s after %s)"
+                  % (what, key, e["ts"], last[key]))
+            return
+        last[key] = e["ts"]
+    check(trace["otherData"].get("events_out_of_order") == 0,
+          "%s: events out of order: %s" % (what, trace["otherData"]))
+
+
+def names(trace, kind):
+    return {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"]
+            if e["ph"] == "M" and e["name"] == kind + "_name"}
+
+
+def test_gl():
+    rc, text, err = record([GL, "40", "3"])
+    check(rc == 0, "gl: exit status %d (%s)" % (rc, err))
+    t = parse(text, "gl")
+    check_monotonic(t, "gl")
+    procs, threads = names(t, "process"), names(t, "thread")
+    app = [pid for (pid, _), n in procs.items() if "perfq-example-gl" in n]
+    dev = [pid for (pid, _), n in procs.items() if n.startswith("GL device: ")]
+    check(len(app) == 1, "gl: CMD's process is named once: %s" % procs)
+    check(len(dev) == 1, "gl: one GL device process: %s" % procs)
+    ctx = [k for k, n in threads.items() if dev and k[0] == dev[0] and
+           n.startswith("GL context 0x")]
+    check(len(ctx) == 1, "gl: one context track on the device: %s" % threads)
+    x = [e for e in t["traceEvents"] if e["ph"] == "X"]
+    cpu = [e for e in x if e["cat"] == "gl" and e["name"] == "frame"]
+    gpu = [e for e in x if e["cat"] == "gl-gpu"]
+    check(len(cpu) == 40, "gl: 40 CPU frames, got %d" % len(cpu))
+    check(sorted(e["args"]["frame"] for e in cpu) == list(range(40)), "gl: frame indices")
+    check(app and all(e["pid"] == app[0] and e["tid"] == app[0] for e in cpu),
+          "gl: frames on the main thread's track")
+    # GPU results of the last frames may still be pending at context release (docs).
+    check(30 <= len(gpu) <= 40, "gl: GPU frames %d" % len(gpu))
+    check(ctx and all((e["pid"], e["tid"]) == ctx[0] for e in gpu), "gl: GPU frames on the "
+          "context's track")
+    check(all(e["dur"] >= 0 and "clock_error_ns" in e["args"] for e in gpu),
+          "gl: GPU frames carry their clock error")
+    verts = [e for e in t["traceEvents"] if e["ph"] == "C" and e["name"].startswith("vertices")]
+    check(verts and all(e["args"]["value"] == 18 for e in verts),
+          "gl: vertices per frame counter track, 18 each (3 draws)")
+    host = {e["name"] for e in t["traceEvents"] if e["ph"] == "C" and app and
+            e["pid"] == app[0]}
+    check("host/task-clock (CPUs)" in host, "gl: host counter tracks: %s" % host)
+    od = t["otherData"]
+    check(od.get("frames") == 40 and od.get("exit_status") == 0 and
+          od.get("records_dropped") == 0, "gl: otherData %s" % od)
+
+
+def test_cl():
+    rc, text, err = record([CL])
+    check(rc == 0, "cl: exit status %d (%s)" % (rc, err))
+    t = parse(text, "cl")
+    check_monotonic(t, "cl")
+    procs, threads = names(t, "process"), names(t, "thread")
+    dev = [pid for (pid, _), n in procs.items() if n.startswith("OpenCL device: ")]
+    check(len(dev) == 1, "cl: one OpenCL device process: %s" % procs)
+    queues = [k for k, n in threads.items() if n.startswith("OpenCL queue 0x")]
+    check(len(queues) == 1, "cl: one queue track: %s" % threads)
+    x = [e for e in t["traceEvents"] if e["ph"] == "X"]
+    calls = [e for e in x if e["cat"] == "opencl-call"]
+    gpu = [e for e in x if e["cat"] == "opencl"]
+    # The example: 20 rounds of 2 writes, 3 kernels, 2 reads.
+    check(len(calls) == 140, "cl: 140 enqueue calls, got %d" % len(calls))
+    check(len(gpu) == 140, "cl: 140 GPU intervals, got %d" % len(gpu))
+    for k in ("vadd", "scale", "saxpy"):
+        check(sum(e["name"] == k for e in gpu) == 20, "cl: 20 %s intervals" % k)
+        check(sum(e["name"] == "enqueue " + k for e in calls) == 20, "cl: 20 enqueue " + k)
+    writes = [e for e in gpu if e["name"] == "WRITE_BUFFER"]
+    check(len(writes) == 40 and all(e["args"]["bytes"] == 262144 for e in writes),
+          "cl: 40 writes of 262144 bytes")
+    check(queues and all((e["pid"], e["tid"]) == queues[0] for e in gpu),
+          "cl: intervals on the queue's track")
+    check(all(e["dur"] >= 0 and e["args"]["clock_error_ns"] >= 0 for e in gpu),
+          "cl: intervals carry their clock error")
+    od = t["otherData"]
+    check(od.get("opencl_commands") == 140 and od.get("gpu_intervals") == 140,
+          "cl: otherData %s" % od)
+
+
+def test_exit_status():
+    # The GL example refuses a negative frame count with status 2: CMD's, as the trace says.
+    rc, text, _ = record([GL, "-5"])
+    t = parse(text, "exit")
+    check(rc == 2 and t["otherData"].get("exit_status") == 2,
+          "exit: status 2 expected, got %d, %s" % (rc, t["otherData"]))
+
+
+def test_killed():
+    """SIGKILL to CMD mid-run: perfq still finishes a valid trace and exits 128 + 9."""
+    fd, path = tempfile.mkstemp(prefix="perfq-record-kill-", suffix=".json")
+    os.close(fd)
+    p = subprocess.Popen([PERFQ, "record", "-o", path, "--", GL, "1000000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    pid = None
+    deadline = time.monotonic() + 300
+    # Frames reach the file once they are older than the writer's horizon (2 s): wait for one.
+    while pid is None and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        with open(path) as f:
+            for line in f:
+                if '"cat":"gl"' in line:
+                    pid = json.loads(line.rstrip().rstrip(","))["pid"]
+                    break
+    check(pid is not None, "killed: no frame reached the file while CMD ran")
+    if pid is not None:
+        os.kill(pid, signal.SIGKILL)
+    else:
+        p.kill()
+    _, err = p.communicate(timeout=300)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    t = parse(text, "killed")
+    check(p.returncode == 128 + 9, "killed: exit status %d (%s)" % (p.returncode, err))
+    check(t["otherData"].get("exit_status") == 137, "killed: otherData %s" % t["otherData"])
+    frames = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl"]
+    check(len(frames) >= 1, "killed: frames in the trace")
+    check_monotonic(t, "killed")
+
+
+for test in (test_gl, test_cl, test_exit_status, test_killed):
+    print("==", test.__name__)
+    test()
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)

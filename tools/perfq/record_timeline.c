@@ -1,0 +1,282 @@
+/*
+ * perfq record's tracks (docs/perfq-record.md):
+ *  - each thread of CMD (and of its children) that renders or enqueues: its frames (CPU time
+ *    from swap to swap) and its OpenCL enqueue calls, on its own (pid, tid) track;
+ *  - each device a "process" of its own (pid DEVICE_PID + n, named after GL_RENDERER or
+ *    CL_DEVICE_NAME) with one track per GL context and per OpenCL queue on it: the GPU
+ *    intervals of frames and commands, on the CPU clock;
+ *  - counter tracks: vertices per frame (per context, on the device), host counters (cmd_record).
+ *
+ * OpenCL clocks: a command's QUEUED time (device clock) is taken by the driver inside the
+ * enqueue call, which the layer brackets with two CPU clock reads t0 <= t1, so the offset
+ * device - CPU lies in [QUEUED - t1, QUEUED - t0]. Each queue keeps the intersection of these
+ * ranges over its commands; the midpoint converts START and END to the CPU clock, half the width
+ * is the error (written with each interval as clock_error_ns). An empty intersection (clocks
+ * that drift, a driver that stamps QUEUED outside the call) restarts from the latest command.
+ */
+#include "record_timeline.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat_collect.h"
+
+#define DEVICE_PID 0x40000000u
+#define MAX_DEVICES 64
+#define MAX_GPU_TRACKS 1024
+#define MAX_THREADS 4096
+
+struct device {
+    char name[64];
+    int is_cl;
+};
+
+struct gpu_track {
+    uint32_t pid;               /* CMD's process that owns the context or queue */
+    uint64_t handle;
+    int is_cl;
+    uint32_t device;            /* index into devices */
+    uint32_t tid;               /* track id in the device's process */
+    /* OpenCL: the device - CPU clock offset range */
+    int have_range;
+    int64_t lo, hi;
+    uint64_t resets;
+    uint64_t gl_error_ns;       /* GL: the context's stated clock error */
+};
+
+struct timeline {
+    struct trace *trace;
+    pthread_mutex_t lock;       /* named processes and threads */
+    struct device devices[MAX_DEVICES];
+    size_t n_devices;
+    struct gpu_track tracks[MAX_GPU_TRACKS];
+    size_t n_tracks;
+    uint64_t named[MAX_THREADS];     /* pid << 32 | tid of named processes (tid 0) and threads */
+    size_t n_named;
+    uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
+};
+
+struct timeline *timeline_open(struct trace *t)
+{
+    struct timeline *tl = calloc(1, sizeof(*tl));
+    if (!tl)
+        return NULL;
+    tl->trace = t;
+    pthread_mutex_init(&tl->lock, NULL);
+    return tl;
+}
+
+/* 1 the first time key is seen (then the caller names it); 0 after, or when the table is full. */
+static int first_sight(struct timeline *tl, uint64_t key)
+{
+    int first = 0;
+    pthread_mutex_lock(&tl->lock);
+    size_t i = 0;
+    while (i < tl->n_named && tl->named[i] != key)
+        i++;
+    if (i == tl->n_named && i < MAX_THREADS) {
+        tl->named[tl->n_named++] = key;
+        first = 1;
+    }
+    pthread_mutex_unlock(&tl->lock);
+    return first;
+}
+
+static void read_small(const char *path, char *buf, size_t size, int args)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    size_t got = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    for (size_t i = 0; i + 1 < got; i++)
+        if (buf[i] == 0 && args)
+            buf[i] = ' ';   /* cmdline: NUL-separated arguments */
+    size_t len = strlen(buf);
+    while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = 0;
+}
+
+void timeline_name_process(struct timeline *tl, uint32_t pid)
+{
+    if (!first_sight(tl, (uint64_t)pid << 32))
+        return;
+    char path[64], cmd[200], name[256];
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
+    read_small(path, cmd, sizeof(cmd), 1);
+    snprintf(name, sizeof(name), "%s (pid %" PRIu32 ")", cmd[0] ? cmd : "process", pid);
+    trace_process_name(tl->trace, pid, name, 0);
+}
+
+static void name_thread(struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+    timeline_name_process(tl, pid);
+    if (!tid || !first_sight(tl, (uint64_t)pid << 32 | tid))
+        return;
+    char path[96], comm[64], name[96];
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/comm", pid, tid);
+    read_small(path, comm, sizeof(comm), 0);
+    snprintf(name, sizeof(name), "%s (tid %" PRIu32 ")", comm[0] ? comm : "thread", tid);
+    trace_thread_name(tl->trace, pid, tid, name, (int)(tid == pid ? 0 : 1));
+}
+
+static uint32_t device_of(struct timeline *tl, const char *name, int is_cl)
+{
+    for (size_t i = 0; i < tl->n_devices; i++)
+        if (tl->devices[i].is_cl == is_cl && strcmp(tl->devices[i].name, name) == 0)
+            return (uint32_t)i;
+    if (tl->n_devices == MAX_DEVICES)
+        return MAX_DEVICES - 1;   /* the last one takes the rest */
+    struct device *d = &tl->devices[tl->n_devices];
+    snprintf(d->name, sizeof(d->name), "%s", name);
+    d->is_cl = is_cl;
+    char label[128];
+    snprintf(label, sizeof(label), "%s: %s", is_cl ? "OpenCL device" : "GL device",
+             name[0] ? name : "(unnamed)");
+    trace_process_name(tl->trace, DEVICE_PID + (uint32_t)tl->n_devices, label,
+                       1 + (int)tl->n_devices);
+    return (uint32_t)tl->n_devices++;
+}
+
+/* The GPU track of a context or queue; made (on an "unknown" device when its announcement was
+ * lost) at first sight. NULL when the table is full. */
+static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t handle, int is_cl,
+                                  const char *device)
+{
+    for (size_t i = 0; i < tl->n_tracks; i++)
+        if (tl->tracks[i].pid == pid && tl->tracks[i].handle == handle &&
+            tl->tracks[i].is_cl == is_cl)
+            return &tl->tracks[i];
+    if (tl->n_tracks == MAX_GPU_TRACKS)
+        return NULL;
+    struct gpu_track *g = &tl->tracks[tl->n_tracks++];
+    g->pid = pid;
+    g->handle = handle;
+    g->is_cl = is_cl;
+    g->device = device_of(tl, device ? device : "unknown device", is_cl);
+    g->tid = (uint32_t)tl->n_tracks;
+    char label[128];
+    snprintf(label, sizeof(label), "%s 0x%" PRIx64 " (pid %" PRIu32 ")",
+             is_cl ? "OpenCL queue" : "GL context", handle, pid);
+    trace_thread_name(tl->trace, DEVICE_PID + g->device, g->tid, label, (int)g->tid);
+    return g;
+}
+
+static const char *command_label(const struct perfq_stat_record *r, char *buf, size_t size)
+{
+    if (r->name[0])
+        return r->name;
+    const char *type = stat_command_type_name(r->a);
+    if (type)
+        return type;
+    snprintf(buf, size, "command 0x%" PRIx64, r->a);
+    return buf;
+}
+
+static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
+{
+    struct gpu_track *g = track_of(tl, r->pid, r->b, 1, NULL);
+    if (!g || !(r->flags & PERFQ_STAT_HAS_INTERVAL) || r->t1 < r->t0) {
+        tl->unmatched++;
+        return;
+    }
+    int64_t lo = (int64_t)(r->g0 - r->t1), hi = (int64_t)(r->g0 - r->t0);
+    if (g->have_range && lo <= g->hi && hi >= g->lo) {
+        g->lo = lo > g->lo ? lo : g->lo;
+        g->hi = hi < g->hi ? hi : g->hi;
+    } else {
+        if (g->have_range) {
+            g->resets++;
+            tl->clock_resets++;
+        }
+        g->lo = lo;
+        g->hi = hi;
+        g->have_range = 1;
+    }
+    int64_t off = g->lo + (g->hi - g->lo) / 2;
+    uint64_t begin = (uint64_t)((int64_t)r->g1 - off), end = begin + r->c;
+    char buf[32];
+    struct trace_arg args[3] = {{"clock_error_ns", (uint64_t)((g->hi - g->lo) / 2)},
+                                {"bytes", r->flags & PERFQ_STAT_HAS_BYTES ? r->d : 0},
+                                {"command_type", r->a}};
+    trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, begin, end, "opencl",
+                   command_label(r, buf, sizeof(buf)), args, 3);
+    tl->gpu_intervals++;
+}
+
+void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
+{
+    char buf[80];
+    switch (r->kind) {
+    case PERFQ_STAT_GL_CONTEXT: {
+        struct gpu_track *g = track_of(tl, r->pid, r->a, 0, r->name);
+        if (g)
+            g->gl_error_ns = r->c;
+        break;
+    }
+    case PERFQ_STAT_CL_QUEUE:
+        track_of(tl, r->pid, r->a, 1, r->name);
+        break;
+    case PERFQ_STAT_FRAME: {
+        if (!r->t1)
+            break;
+        name_thread(tl, r->pid, r->tid);
+        struct trace_arg args[2] = {{"frame", r->b}, {"context", r->a}};
+        trace_complete(tl->trace, r->pid, r->tid, r->t0, r->t1, "gl", "frame", args, 2);
+        tl->cpu_events++;
+        break;
+    }
+    case PERFQ_STAT_FRAME_GPU: {
+        if (!(r->flags & PERFQ_STAT_HAS_INTERVAL))
+            break;
+        struct gpu_track *g = track_of(tl, r->pid, r->a, 0, NULL);
+        if (!g) {
+            tl->unmatched++;
+            break;
+        }
+        struct trace_arg args[2] = {{"frame", r->b}, {"clock_error_ns", r->t0}};
+        trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, r->g0, r->g1, "gl-gpu",
+                       "frame", args, 2);
+        tl->gpu_intervals++;
+        if (r->flags & PERFQ_STAT_HAS_VERTICES) {
+            snprintf(buf, sizeof(buf), "vertices per frame, context 0x%" PRIx64, r->a);
+            trace_counter(tl->trace, DEVICE_PID + g->device, r->g1, buf, (double)r->d);
+        }
+        break;
+    }
+    case PERFQ_STAT_CL_ENQUEUE: {
+        name_thread(tl, r->pid, r->tid);
+        char label[100];
+        snprintf(label, sizeof(label), "enqueue %s", command_label(r, buf, sizeof(buf)));
+        struct trace_arg args[2] = {{"queue", r->b}, {"command_type", r->a}};
+        trace_complete(tl->trace, r->pid, r->tid, r->t0, r->t1, "opencl-call", label, args, 2);
+        tl->cpu_events++;
+        break;
+    }
+    case PERFQ_STAT_CL_COMMAND:
+        if (r->flags & PERFQ_STAT_HAS_GPU_TIME)
+            cl_interval(tl, r);
+        break;
+    default:
+        break;
+    }
+}
+
+void timeline_close(struct timeline **ptl)
+{
+    struct timeline *tl = *ptl;
+    if (!tl)
+        return;
+    *ptl = NULL;
+    trace_note(tl->trace, "gpu_intervals", tl->gpu_intervals);
+    trace_note(tl->trace, "cpu_events", tl->cpu_events);
+    trace_note(tl->trace, "gpu_intervals_unmatched", tl->unmatched);
+    trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
+    pthread_mutex_destroy(&tl->lock);
+    free(tl);
+}

@@ -1,0 +1,20 @@
+/* perfq record: turns the layers' records (src/core/stat_channel.h, timeline mode) into trace
+ * events and tracks (docs/perfq-record.md): one track per thread of CMD, one "process" per
+ * device with one track per GL context or OpenCL queue on it, counter tracks. */
+#ifndef PERFQ_TOOLS_RECORD_TIMELINE_H
+#define PERFQ_TOOLS_RECORD_TIMELINE_H
+
+#include "core/stat_channel.h"
+#include "trace_writer.h"
+
+struct timeline;
+
+struct timeline *timeline_open(struct trace *t);
+/* Called on the collector's thread only. */
+void timeline_take(struct timeline *tl, const struct perfq_stat_record *r);
+/* Names the process pid (its command line, read from /proc) if not named yet. Thread safe. */
+void timeline_name_process(struct timeline *tl, uint32_t pid);
+/* Adds the timeline's figures to the trace's otherData. */
+void timeline_close(struct timeline **tl);
+
+#endif
