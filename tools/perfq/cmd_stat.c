@@ -160,6 +160,27 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     return 0;
 }
 
+/* The defaults also hold every available device counter (the NVIDIA providers' nvml-gpuN and
+ * gpm-gpuN where a driver is present): they count the device whoever uses it, so they work for
+ * any command. Unavailable device groups are left out of the defaults (no driver: nothing). */
+static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
+{
+    uint32_t count = 0;
+    perfq_counter_count(pq, &count);
+    for (uint32_t id = 0; id < count; id++) {
+        perfq_counter_info_t ci;
+        perfq_group_info_t gi;
+        if (perfq_counter_info(pq, id, &ci) != PERFQ_OK || !ci.available ||
+            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK || gi.scope != PERFQ_SCOPE_DEVICE)
+            continue;
+        if (*n >= MAX_EVENTS)
+            break;
+        if (add_row(pq, rows, n, ci.full_name, 0))
+            return -1;
+    }
+    return 0;
+}
+
 static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
                        size_t *n)
 {
@@ -168,7 +189,7 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
         for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
             if (add_row(pq, rows, n, default_events[i], 0))
                 return -1;
-        return 0;
+        return add_device_rows(pq, rows, n);
     }
     char *list = strdup(o->events);
     if (!list)
