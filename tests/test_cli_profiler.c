@@ -1,5 +1,5 @@
 /* perfq stat --layers end to end on llvmpipe and PoCL, as a user runs it: the frames of the GL
- * example (count, per-frame vertices exact), the OpenCL example's commands (counts and bytes
+ * example (count, per-frame vertices exact, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed. Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL. */
 #include <json-c/json.h>
@@ -119,6 +119,15 @@ static void gl_frames_json(void **state)
     /* 4 draws of 6 vertices, exactly, in every frame measured. */
     assert_int_equal(get_int(j, "frames.vertices.min"), 24);
     assert_int_equal(get_int(j, "frames.vertices.max"), 24);
+    /* GL memory at its peak, exact: one 64x64 RGBA8 texture (16 KiB) and one 48-byte vertex
+     * buffer (1 KiB: the accounting rounds each object up to whole KiB), no renderbuffer. */
+    assert_int_equal(get_int(j, "gl_memory.share_groups"), 1);
+    assert_int_equal(get_int(j, "gl_memory.textures_kib"), 16);
+    assert_int_equal(get_int(j, "gl_memory.textures_objects"), 1);
+    assert_int_equal(get_int(j, "gl_memory.buffers_kib"), 1);
+    assert_int_equal(get_int(j, "gl_memory.buffers_objects"), 1);
+    assert_int_equal(get_int(j, "gl_memory.renderbuffers_kib"), 0);
+    assert_int_equal(get_int(j, "gl_memory.total_kib"), 17);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     assert_int_equal(get_int(j, "channel.processes"), 1);
     assert_int_equal(get_int(j, "exit_status"), 0);

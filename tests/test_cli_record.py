@@ -96,6 +96,10 @@ def test_gl():
     host = {e["name"] for e in t["traceEvents"] if e["ph"] == "C" and app and
             e["pid"] == app[0]}
     check("host/task-clock (CPUs)" in host, "gl: host counter tracks: %s" % host)
+    mem = {e["name"].split(",")[0]: e["args"]["value"] for e in t["traceEvents"]
+           if e["ph"] == "C" and e["name"].startswith("GL memory KiB: ")}
+    check(mem.get("GL memory KiB: textures") == 16 and mem.get("GL memory KiB: buffers") == 1,
+          "gl: GL memory counter tracks (16 KiB of textures, 1 KiB of buffers): %s" % mem)
     od = t["otherData"]
     check(od.get("frames") == 40 and od.get("exit_status") == 0 and
           od.get("records_dropped") == 0, "gl: otherData %s" % od)

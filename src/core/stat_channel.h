@@ -39,6 +39,11 @@ enum perfq_stat_record_kind {
     /* an OpenCL enqueue call, sent from the calling thread when it returns: a = command type,
      * b = queue, t0/t1 = the call, name = kernel name. */
     PERFQ_STAT_CL_ENQUEUE = 6,
+    /* GL memory of a share group (GL_NV_query_resource's accounting), sent when its total
+     * reaches a new peak (timeline mode: at every change of the total): a = share group,
+     * b/c/d = KiB of textures/renderbuffers/buffer objects, g0/g1/t1 = their object counts,
+     * t0 = time. */
+    PERFQ_STAT_GL_MEMORY = 7,
 };
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u

@@ -262,6 +262,17 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         if (r->flags & PERFQ_STAT_HAS_GPU_TIME)
             cl_interval(tl, r);
         break;
+    case PERFQ_STAT_GL_MEMORY: {
+        static const char *const kinds[3] = {"textures", "renderbuffers", "buffers"};
+        const uint64_t kib[3] = {r->b, r->c, r->d};
+        timeline_name_process(tl, r->pid);
+        for (int k = 0; k < 3; k++) {
+            snprintf(buf, sizeof(buf), "GL memory KiB: %s, share group 0x%" PRIx64, kinds[k],
+                     r->a);
+            trace_counter(tl->trace, r->pid, r->t0, buf, (double)kib[k]);
+        }
+        break;
+    }
     default:
         break;
     }

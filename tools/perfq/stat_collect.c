@@ -27,6 +27,15 @@
 
 #define MAX_GROUPS 256
 #define MAX_CONTEXTS 1024
+#define MAX_MEMORY_GROUPS 256
+
+/* GL memory of one share group at its peak total (kinds: textures, renderbuffers, buffers). */
+struct memory_group {
+    uint32_t pid;
+    uint64_t group;
+    uint64_t kib[3], objects[3];
+};
+static const char *const memory_kinds[3] = {"textures", "renderbuffers", "buffers"};
 
 struct group {
     char name[64];
@@ -57,6 +66,8 @@ struct stat_collect {
     size_t n_kernels, n_types;
     uint64_t commands;
     uint64_t malformed;
+    struct memory_group memory[MAX_MEMORY_GROUPS];
+    size_t n_memory;
     /* read by the progress line's thread */
     uint64_t progress_frames, progress_commands;
     struct timeline *timeline;    /* perfq record */
@@ -120,6 +131,43 @@ static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
         c->pids[c->n_pids++] = pid;
 }
 
+static uint64_t memory_total(const struct memory_group *m)
+{
+    return m->kib[0] + m->kib[1] + m->kib[2];
+}
+
+/* Keeps, per share group, the totals by type at the group's peak total. */
+static void take_memory(struct stat_collect *c, const struct perfq_stat_record *r)
+{
+    struct memory_group now = {r->pid, r->a, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
+    size_t i = 0;
+    while (i < c->n_memory && !(c->memory[i].pid == r->pid && c->memory[i].group == r->a))
+        i++;
+    if (i == c->n_memory) {
+        if (c->n_memory == MAX_MEMORY_GROUPS) {
+            c->malformed++;   /* never seen with real programs; counted, not silent */
+            return;
+        }
+        c->memory[c->n_memory++] = now;
+        return;
+    }
+    if (memory_total(&now) > memory_total(&c->memory[i]))
+        c->memory[i] = now;
+}
+
+/* The report's figure: the sum over share groups of each group's totals at its own peak (the
+ * peak of the sum when there is one share group, an upper bound of it otherwise). */
+static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t objects[3])
+{
+    for (int k = 0; k < 3; k++) {
+        kib[k] = objects[k] = 0;
+        for (size_t i = 0; i < c->n_memory; i++) {
+            kib[k] += c->memory[i].kib[k];
+            objects[k] += c->memory[i].objects[k];
+        }
+    }
+}
+
 static void take(struct stat_collect *c, const struct perfq_stat_record *r)
 {
     if (c->timeline)
@@ -156,6 +204,9 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         note_context(c, r->pid, 0);
         break;
     }
+    case PERFQ_STAT_GL_MEMORY:
+        take_memory(c, r);
+        break;
     case PERFQ_STAT_GL_CONTEXT:
     case PERFQ_STAT_CL_QUEUE:
     case PERFQ_STAT_CL_ENQUEUE:
@@ -389,6 +440,15 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
     } else {
         fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
     }
+    if (c->n_memory) {
+        uint64_t kib[3], objects[3];
+        memory_sum(c, kib, objects);
+        fprintf(out, "   GL memory at its peak (%zu share groups):", c->n_memory);
+        for (int k = 0; k < 3; k++)
+            fprintf(out, " %s %" PRIu64 " KiB (%" PRIu64 " objects)%s", memory_kinds[k], kib[k],
+                    objects[k], k < 2 ? "," : "");
+        fprintf(out, "; total %" PRIu64 " KiB\n", kib[0] + kib[1] + kib[2]);
+    }
     if (c->commands) {
         fprintf(out, "   %" PRIu64 " OpenCL commands\n", c->commands);
         table_groups(out, "kernel", c->kernels, c->n_kernels);
@@ -435,6 +495,13 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     json_series(out, "gpu_frame_ns", &c->gpu_ns);
     fprintf(out, ", ");
     json_series(out, "vertices", &c->vertices);
+    uint64_t kib[3], objects[3];
+    memory_sum(c, kib, objects);
+    fprintf(out, "}, \"gl_memory\": {\"share_groups\": %zu", c->n_memory);
+    for (int k = 0; k < 3; k++)
+        fprintf(out, ", \"%s_kib\": %" PRIu64 ", \"%s_objects\": %" PRIu64, memory_kinds[k],
+                kib[k], memory_kinds[k], objects[k]);
+    fprintf(out, ", \"total_kib\": %" PRIu64, kib[0] + kib[1] + kib[2]);
     fprintf(out, "}, \"opencl\": {\"commands\": %" PRIu64 ", \"by_kernel\": ", c->commands);
     json_groups(out, c->kernels, c->n_kernels);
     fprintf(out, ", \"by_command_type\": ");
@@ -465,6 +532,11 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     csv_series(out, "cpu_frame_ns", &c->cpu_ns);
     csv_series(out, "gpu_frame_ns", &c->gpu_ns);
     csv_series(out, "vertices", &c->vertices);
+    uint64_t kib[3], objects[3];
+    memory_sum(c, kib, objects);
+    for (int k = 0; k < 3; k++)
+        fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,%" PRIu64 "\n", memory_kinds[k], objects[k],
+                kib[k] * 1024u);
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
     fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,,\n", dropped(c));

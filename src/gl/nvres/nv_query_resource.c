@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gl/nvres/nvres_accounting.h"
+#include "gl/nvres/nvres_stat.h"
 #include "gl/nvres/nvres_memory.h"
 
 /* A share group's table (SHARE_GROUP-scope front end) and a context's current tag (CONTEXT-scope
@@ -105,6 +106,7 @@ static void group_destroyed(const struct perfq_gl_scope_object *at, void *data, 
         }
     }
     pthread_mutex_unlock(&groups_lock);
+    perfq_nvres_stat_forget(g->acc);
     perfq_nvres_group_free(g->acc);
     free(g);
 }

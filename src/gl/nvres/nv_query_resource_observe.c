@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gl/nvres/nvres_accounting.h"
+#include "gl/nvres/nvres_stat.h"
 
 static GLenum texture_binding(GLenum target)
 {
@@ -160,6 +161,7 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
             for (GLsizei i = 0; i < c->n; i++)
                 if (c->names[i])
                     perfq_nvres_delete(acc, type, c->names[i]);
+        perfq_nvres_stat_changed(acc);
         return;
     default:
         break;
@@ -199,4 +201,5 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
     default:
         break;
     }
+    perfq_nvres_stat_changed(acc);
 }
