@@ -17,6 +17,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_memory(int argc, char **argv);
 
 /* Prepends perfq's layers to LD_PRELOAD and OPENCL_LAYERS in this process's environment, for
  * a command about to be executed. Returns 0, or -1 after printing why when a layer this build

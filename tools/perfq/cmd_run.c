@@ -1,9 +1,11 @@
 /* perfq run -- CMD: prepare the environment with perfq's layers and exec CMD. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/memory_channel.h"
 
 int cmd_run(int argc, char **argv)
 {
@@ -23,6 +25,11 @@ int cmd_run(int argc, char **argv)
     }
     if (layers_inject(verbose) != 0)
         return CLI_EXIT_USAGE;   /* the message says which layer and why */
+    /* The GL layer answers `perfq memory PID` (docs/perfq-memory.md). */
+    if (setenv(PERFQ_MEMORY_SERVER_ENV, "1", 1) != 0) {
+        fprintf(stderr, "perfq run: cannot set %s: out of memory\n", PERFQ_MEMORY_SERVER_ENV);
+        return CLI_EXIT_USAGE;
+    }
     char **cmd = argv + i + 1;
     execvp(cmd[0], cmd);
     fprintf(stderr, "perfq run: cannot execute '%s': %s\n", cmd[0], strerror(errno));

@@ -61,7 +61,16 @@ static const char usage[] =
     "  run [-v] -- CMD [ARGS]        run CMD with perfq's GL and OpenCL layers injected\n"
     "                                (LD_PRELOAD, OPENCL_LAYERS); -v says which. A layer\n"
     "                                that cannot be injected (not found, or a path with a\n"
-    "                                space or ':') is an error: CMD is not run\n"
+    "                                space or ':') is an error: CMD is not run. CMD and\n"
+    "                                its children answer 'perfq memory'\n"
+    "  memory [--json] PID           the GL memory of a program started under 'perfq run'\n"
+    "                                (asked from another terminal by the same user): per\n"
+    "                                share group of GL contexts, KiB and allocations per\n"
+    "                                object type (texture, renderbuffer, buffer) and per\n"
+    "                                resource tag (GL_NV_query_resource_tag), and the\n"
+    "                                device's total and free memory (docs/perfq-memory.md).\n"
+    "                                A PID that does not answer (not under perfq run, no GL\n"
+    "                                context made current yet, another user's) is an error\n"
     "\n"
     "  stat and record print a progress line (elapsed, frames, OpenCL commands) on stderr\n"
     "  while CMD runs when stderr is a terminal, and none otherwise.\n"
@@ -74,9 +83,9 @@ static const char usage[] =
     "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so and libperfq-cl.so.\n"
     "Exit status: CMD's for stat, record and run; 2 for bad arguments, unknown, ambiguous or\n"
     "unavailable counters, commands that cannot be executed, and layers that cannot be\n"
-    "injected (run, stat --layers, record), addresses that cannot be listened on (serve);\n"
-    "1 when perfq cannot write its own output (the table,\n"
-    "the JSON, the list: a full disk, for example).\n";
+    "injected (run, stat --layers, record), addresses that cannot be listened on (serve),\n"
+    "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
+    "(the table, the JSON, the list: a full disk, for example).\n";
 
 static int dispatch(int argc, char **argv)
 {
@@ -103,6 +112,8 @@ static int dispatch(int argc, char **argv)
         return cmd_serve(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "memory") == 0)
+        return cmd_memory(argc - 1, argv + 1);
     fprintf(stderr, "perfq: unknown command '%s'\n\n%s", cmd, usage);
     return CLI_EXIT_USAGE;
 }

@@ -17,6 +17,7 @@
 #include "gl/nvres/nvres_accounting.h"
 #include "gl/nvres/nvres_stat.h"
 #include "gl/nvres/nvres_memory.h"
+#include "gl/nvres/nvres_server.h"
 
 /* A share group's table (SHARE_GROUP-scope front end) and a context's current tag (CONTEXT-scope
  * front end): tags belong to the share group, the current tag to the context. */
@@ -24,6 +25,7 @@ struct nv_group {
     struct perfq_nvres_group *acc;
     perfq_nvres_memory_source_t memory;     /* the device's: every context of a group is on it */
     uint64_t id;                            /* for PERFQ_GL_DEBUG and `perfq memory` */
+    int64_t total_kib, free_kib;            /* last read on the GL thread (atomic; -1 none) */
     struct nv_group *next;                  /* in the list of live groups (groups_lock) */
 };
 
@@ -66,6 +68,17 @@ int32_t perfq_nv_query_resource_current_tag(struct perfq_gl_context *ctx)
 
 /* ---- share groups and contexts ---- */
 
+/* Reads the device's memory now (GL thread, context current) and keeps it for `perfq memory`,
+ * whose server thread cannot call GL. */
+static void remember_memory(struct nv_group *g, struct perfq_gl_context *ctx)
+{
+    int64_t total = -1, free_kib = -1;
+    if (perfq_nvres_memory_read(ctx, g->memory, &total, &free_kib) != 0)
+        total = free_kib = -1;
+    __atomic_store_n(&g->total_kib, total, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->free_kib, free_kib, __ATOMIC_RELAXED);
+}
+
 static void *group_created(const struct perfq_gl_scope_object *at)
 {
     struct nv_group *g = calloc(1, sizeof *g);
@@ -76,12 +89,15 @@ static void *group_created(const struct perfq_gl_scope_object *at)
         return NULL;
     }
     g->memory = perfq_nvres_memory_source(at->ctx);
+    remember_memory(g, at->ctx);
     pthread_mutex_lock(&groups_lock);
     g->id = ++next_id;
     g->next = groups;
     groups = g;
     n_groups++;
     pthread_mutex_unlock(&groups_lock);
+    /* `perfq run`: answer `perfq memory` from now on (a thread started once per process). */
+    perfq_nvres_server_start();
     if (getenv("PERFQ_GL_DEBUG"))
         fprintf(stderr, "perfq: GL_NV_query_resource: share group %llu, memory from %s%s\n",
                 (unsigned long long)g->id, perfq_nvres_memory_source_name(g->memory),
@@ -168,7 +184,11 @@ PERFQ_GL_EXPORT GLint glQueryResourceNV(GLenum queryType, GLint tagId, GLuint co
         return 0;
     }
     int64_t total_kib, free_kib;
-    if (perfq_nvres_memory_read(ctx, n->memory, &total_kib, &free_kib) != 0 || free_kib < 0)
+    if (perfq_nvres_memory_read(ctx, n->memory, &total_kib, &free_kib) != 0)
+        total_kib = free_kib = -1;
+    __atomic_store_n(&n->total_kib, total_kib, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->free_kib, free_kib, __ATOMIC_RELAXED);
+    if (free_kib < 0)
         free_kib = 0;                       /* no source: documented as 0 */
     int32_t free32 = free_kib > INT32_MAX ? INT32_MAX : (int32_t)free_kib;
     int64_t need = perfq_nvres_group_report(n->acc, tagId, free32, NULL, 0);
@@ -278,13 +298,17 @@ uint64_t perfq_nv_query_resource_group_count(void)
     return k;
 }
 
-void perfq_nv_query_resource_foreach(void (*fn)(uint64_t share_group,
-                                                struct perfq_nvres_group *acc, void *arg),
+void perfq_nv_query_resource_foreach(void (*fn)(const struct perfq_nv_query_resource_group_info *g,
+                                                void *arg),
                                      void *arg)
 {
     pthread_mutex_lock(&groups_lock);
-    for (struct nv_group *g = groups; g; g = g->next)
-        fn(g->id, g->acc, arg);
+    for (struct nv_group *g = groups; g; g = g->next) {
+        struct perfq_nv_query_resource_group_info info = {
+            g->id, g->acc, (int)g->memory, __atomic_load_n(&g->total_kib, __ATOMIC_RELAXED),
+            __atomic_load_n(&g->free_kib, __ATOMIC_RELAXED)};
+        fn(&info, arg);
+    }
     pthread_mutex_unlock(&groups_lock);
 }
 

@@ -23,10 +23,19 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
                                      const struct perfq_gl_object_call *call);
 /* Share groups with accounting tables alive. */
 uint64_t perfq_nv_query_resource_group_count(void);
+/* What `perfq memory` reports of one share group (nvres_server.c). */
+struct perfq_nv_query_resource_group_info {
+    uint64_t id;                        /* 1, 2, ... in creation order, never reused */
+    struct perfq_nvres_group *acc;
+    int memory_source;                  /* perfq_nvres_memory_source_t */
+    /* The device's memory as last read on the program's GL thread (at the group's creation and
+     * at each glQueryResourceNV), in KiB; -1 where the source has no value. */
+    int64_t cached_total_kib, cached_free_kib;
+};
 /* Calls fn for every share group's table, under the group list's lock (fn must not create or
- * destroy contexts). */
-void perfq_nv_query_resource_foreach(void (*fn)(uint64_t share_group,
-                                                struct perfq_nvres_group *acc, void *arg),
+ * destroy contexts, nor call GL). */
+void perfq_nv_query_resource_foreach(void (*fn)(const struct perfq_nv_query_resource_group_info *g,
+                                                void *arg),
                                      void *arg);
 
 #endif

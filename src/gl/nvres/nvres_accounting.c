@@ -646,3 +646,42 @@ uint64_t perfq_nvres_object_count(struct perfq_nvres_group *g)
     pthread_mutex_unlock(&g->lock);
     return n;
 }
+
+int perfq_nvres_group_snapshot(struct perfq_nvres_group *g, struct perfq_nvres_snapshot *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&g->lock);
+    memcpy(out->types, g->types, sizeof out->types);
+    size_t n = 0;
+    for (size_t i = 1; i < g->tags_cap; i++)
+        n += g->tags[i].state == 1;
+    if (n && !(out->tags = calloc(n, sizeof *out->tags))) {
+        pthread_mutex_unlock(&g->lock);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    for (size_t i = 1; i < g->tags_cap; i++) {
+        const struct tag *t = &g->tags[i];
+        if (t->state != 1)
+            continue;
+        struct perfq_nvres_snapshot_tag *st = &out->tags[out->n_tags++];
+        st->id = (int32_t)i;
+        st->allocs = t->allocs;
+        st->kib = t->kib;
+        if (t->string) {
+            size_t len = strlen(t->string);
+            st->truncated = len >= sizeof st->string;
+            if (st->truncated)
+                len = sizeof st->string - 1;
+            memcpy(st->string, t->string, len);
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return 0;
+}
+
+void perfq_nvres_snapshot_free(struct perfq_nvres_snapshot *s)
+{
+    free(s->tags);
+    memset(s, 0, sizeof *s);
+}

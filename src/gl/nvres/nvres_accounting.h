@@ -107,6 +107,24 @@ void perfq_nvres_type_totals(struct perfq_nvres_group *g, perfq_nvres_type_t typ
 /* Totals of one tag (0s for an unknown tag). */
 void perfq_nvres_tag_totals(struct perfq_nvres_group *g, int32_t id,
                             struct perfq_nvres_totals *out);
+/* A consistent copy of a group's totals per type and of every tag with state (taken under the
+ * group's lock, in id order), for `perfq memory` (nvres_server.c). Tag strings longer than
+ * PERFQ_NVRES_SNAPSHOT_STRING - 1 bytes are cut there (truncated = 1). */
+#define PERFQ_NVRES_SNAPSHOT_STRING 256
+struct perfq_nvres_snapshot_tag {
+    int32_t id;
+    int truncated;
+    uint64_t allocs, kib;
+    char string[PERFQ_NVRES_SNAPSHOT_STRING];
+};
+struct perfq_nvres_snapshot {
+    struct perfq_nvres_totals types[PERFQ_NVRES_NTYPES];
+    size_t n_tags;
+    struct perfq_nvres_snapshot_tag *tags;  /* malloc'ed; perfq_nvres_snapshot_free */
+};
+/* 0, or -1 (out of memory: *out is empty). */
+int perfq_nvres_group_snapshot(struct perfq_nvres_group *g, struct perfq_nvres_snapshot *out);
+void perfq_nvres_snapshot_free(struct perfq_nvres_snapshot *s);
 /* Live objects in the table (textures with no storage included), for leak checks. */
 uint64_t perfq_nvres_object_count(struct perfq_nvres_group *g);
 
