@@ -118,6 +118,26 @@ static void test_list_json_parses(void **state)
         }
     }
     assert_true(seen_task_clock);
+    /* "GL Memory" is listed like every group: unavailable here, saying where it is counted,
+     * with its 12 counters (issue 8). */
+    int seen_gl_memory = 0;
+    for (size_t g = 0; g < ng; g++) {
+        json_object *grp = json_object_array_get_idx(groups, g), *f, *counters;
+        assert_true(json_object_object_get_ex(grp, "name", &f));
+        if (strcmp(json_object_get_string(f), "gl-memory") != 0)
+            continue;
+        seen_gl_memory++;
+        assert_true(json_object_object_get_ex(grp, "available", &f));
+        assert_false(json_object_get_boolean(f));
+        assert_true(json_object_object_get_ex(grp, "reason", &f));
+        assert_non_null(strstr(json_object_get_string(f), "libperfq-gl.so"));
+        assert_true(json_object_object_get_ex(grp, "counters", &counters));
+        assert_int_equal(json_object_array_length(counters), 12);
+        json_object *first = json_object_array_get_idx(counters, 0), *name;
+        assert_true(json_object_object_get_ex(first, "name", &name));
+        assert_string_equal(json_object_get_string(name), "gl-memory/texture-allocations");
+    }
+    assert_int_equal(seen_gl_memory, 1);
     json_object_put(root);
 }
 

@@ -56,6 +56,17 @@ static perfq_status_t add_provider(perfq_t *pq, const struct perfq_provider_ops 
     return ops->enumerate(slot->state, &pq->catalog, st == PERFQ_OK ? NULL : reason);
 }
 
+/* A layer's provider replaces the built-in of the same name (the built-in only lists what the
+ * layer counts: providers/gl_memory.c), so that a group is never in one catalog twice. */
+static int replaced(const struct perfq_provider_ops *builtin,
+                    const struct perfq_provider_ops *const *extra, size_t n_extra)
+{
+    for (size_t i = 0; i < n_extra; i++)
+        if (extra[i] && strcmp(extra[i]->name, builtin->name) == 0)
+            return 1;
+    return 0;
+}
+
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
                                 void *const *extra_args, size_t n_extra, int builtins,
                                 perfq_t **out)
@@ -74,7 +85,8 @@ perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
     pq->refs = 1;
     perfq_status_t st = PERFQ_OK;
     for (size_t i = 0; i < n_builtin && st == PERFQ_OK; i++)
-        st = add_provider(pq, perfq__builtin_providers[i], NULL);
+        if (!replaced(perfq__builtin_providers[i], extra, n_extra))
+            st = add_provider(pq, perfq__builtin_providers[i], NULL);
     for (size_t i = 0; i < n_extra && st == PERFQ_OK; i++)
         st = add_provider(pq, extra[i], extra_args ? extra_args[i] : NULL);
     if (st == PERFQ_OK)

@@ -90,7 +90,9 @@ PERFQ_API perfq_status_t perfq_catalog_add_table(struct perfq_catalog *catalog,
                                        const char *unavailable_reason);
 
 /* Opens an instance with the built-in providers plus `n_extra` more (layers use this for
- * providers that need state the layer owns, e.g. a GL context's function table). */
+ * providers that need state the layer owns, e.g. a GL context's function table). An extra
+ * provider replaces the built-in one of the same name (one that only lists, unavailable, what
+ * the layer counts). */
 PERFQ_API perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
                                           void *const *extra_args, size_t n_extra, int builtins,
                                           perfq_t **out);

@@ -19,37 +19,11 @@
 #include "gl/nvres/nv_query_resource.h"
 #include "gl/nvres/nvres_accounting.h"
 #include "gl/nvres/nvres_memory.h"
+#include "providers/gl_memory.h"
 
-enum what {
-    W_TEX_ALLOCS, W_TEX_KIB, W_RB_ALLOCS, W_RB_KIB, W_BUF_ALLOCS, W_BUF_KIB, W_ALLOCS, W_KIB,
-    W_TAG_ALLOCS, W_TAG_KIB, W_DEV_TOTAL, W_DEV_FREE, W_COUNT
-};
-
-static const struct perfq_group_desc group = {
-    "gl-memory", "GL Memory: video memory the GL context's share group holds in textures, "
-    "renderbuffers and buffer objects, by type and for the context's current resource tag, as "
-    "GL_NV_query_resource reports it (KiB, each object rounded up), and the device's total and "
-    "free video memory", PERFQ_SCOPE_PROCESS, 0};
-
-#define C(n, cat, d, w) \
-    {n, cat, d, PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64, PERFQ_INTEL_RAW, 0, 0, 1, 0, w}
-static const struct perfq_counter_desc counters[W_COUNT] = {
-    C("texture-allocations", "Textures", "Textures holding storage", W_TEX_ALLOCS),
-    C("texture-kib", "Textures", "KiB of texture storage (every level and face)", W_TEX_KIB),
-    C("renderbuffer-allocations", "Renderbuffers", "Renderbuffers holding storage",
-      W_RB_ALLOCS),
-    C("renderbuffer-kib", "Renderbuffers", "KiB of renderbuffer storage", W_RB_KIB),
-    C("buffer-allocations", "Buffers", "Buffer objects holding storage", W_BUF_ALLOCS),
-    C("buffer-kib", "Buffers", "KiB of buffer object storage", W_BUF_KIB),
-    C("allocations", "Total", "Objects holding storage, all types", W_ALLOCS),
-    C("kib", "Total", "KiB of storage, all types", W_KIB),
-    C("current-tag-allocations", "Tag", "Objects of the resource tag current in the context "
-      "(glQueryResourceTagNV; 0 when tagging is off)", W_TAG_ALLOCS),
-    C("current-tag-kib", "Tag", "KiB of the resource tag current in the context", W_TAG_KIB),
-    C("device-total-kib", "Device", "Total video memory of the device, KiB", W_DEV_TOTAL),
-    C("device-free-kib", "Device", "Free video memory of the device now, KiB", W_DEV_FREE),
-};
-#undef C
+/* The group and its counters are catalog data shared with libperfq's listing
+ * (providers/gl_memory.h); code2 says what each reads. */
+typedef enum perfq_gl_memory_code what_t;
 
 struct state {
     struct gl_provider_link *link;
@@ -59,7 +33,7 @@ struct state {
 struct session {
     struct state *s;
     size_t count;
-    enum what *what;
+    what_t *what;
     perfq_value_t *last;            /* the levels read at end */
 };
 
@@ -85,22 +59,22 @@ static perfq_status_t mem_enumerate(void *state, struct perfq_catalog *catalog,
 {
     struct state *s = state;
     uint32_t gi;
-    perfq_status_t st = perfq_catalog_add_group(catalog, &group, s ? NULL : probe_reason, &gi);
+    perfq_status_t st = perfq_catalog_add_group(catalog, &perfq_gl_memory_group, s ? NULL : probe_reason, &gi);
     if (st != PERFQ_OK)
         return st;
     int64_t total = -1, free_kib = -1;
     if (s)
         perfq_nvres_memory_read(s->link->ctx, s->memory, &total, &free_kib);
-    for (int i = 0; i < W_COUNT && st == PERFQ_OK; i++) {
+    for (int i = 0; i < PERFQ_GL_MEMORY_COUNT && st == PERFQ_OK; i++) {
         const char *why = NULL;
-        if (s && i == W_DEV_TOTAL && total < 0)
+        if (s && i == PERFQ_GL_MEMORY_DEV_TOTAL && total < 0)
             why = s->memory == PERFQ_NVRES_MEM_NONE ? "no source of video memory in this "
                   "driver (no GL_NVX_gpu_memory_info, GL_ATI_meminfo, software renderer)"
                   : "the driver's source gives free memory only (GL_ATI_meminfo)";
-        if (s && i == W_DEV_FREE && free_kib < 0)
+        if (s && i == PERFQ_GL_MEMORY_DEV_FREE && free_kib < 0)
             why = "no source of video memory in this driver (no GL_NVX_gpu_memory_info, "
                   "GL_ATI_meminfo, software renderer)";
-        st = perfq_catalog_add_counter(catalog, gi, &counters[i], s ? why : probe_reason);
+        st = perfq_catalog_add_counter(catalog, gi, &perfq_gl_memory_counters[i], s ? why : probe_reason);
     }
     return st;
 }
@@ -122,7 +96,7 @@ static perfq_status_t mem_session_open(void *state, const struct perfq_session_r
         return PERFQ_ENOMEM;
     }
     for (size_t i = 0; i < req->count; i++)
-        ss->what[i] = (enum what)req->counters[i]->code2;
+        ss->what[i] = (what_t)req->counters[i]->code2;
     *session = ss;
     return PERFQ_OK;
 }
@@ -144,20 +118,20 @@ static perfq_status_t read_levels(struct session *ss, perfq_value_t *values)
     for (size_t i = 0; i < ss->count; i++) {
         uint64_t v = 0;
         switch (ss->what[i]) {
-        case W_TEX_ALLOCS: v = t[PERFQ_NVRES_TEXTURE].allocs; break;
-        case W_TEX_KIB: v = t[PERFQ_NVRES_TEXTURE].kib; break;
-        case W_RB_ALLOCS: v = t[PERFQ_NVRES_RENDERBUFFER].allocs; break;
-        case W_RB_KIB: v = t[PERFQ_NVRES_RENDERBUFFER].kib; break;
-        case W_BUF_ALLOCS: v = t[PERFQ_NVRES_BUFFER].allocs; break;
-        case W_BUF_KIB: v = t[PERFQ_NVRES_BUFFER].kib; break;
-        case W_ALLOCS:
+        case PERFQ_GL_MEMORY_TEX_ALLOCS: v = t[PERFQ_NVRES_TEXTURE].allocs; break;
+        case PERFQ_GL_MEMORY_TEX_KIB: v = t[PERFQ_NVRES_TEXTURE].kib; break;
+        case PERFQ_GL_MEMORY_RB_ALLOCS: v = t[PERFQ_NVRES_RENDERBUFFER].allocs; break;
+        case PERFQ_GL_MEMORY_RB_KIB: v = t[PERFQ_NVRES_RENDERBUFFER].kib; break;
+        case PERFQ_GL_MEMORY_BUF_ALLOCS: v = t[PERFQ_NVRES_BUFFER].allocs; break;
+        case PERFQ_GL_MEMORY_BUF_KIB: v = t[PERFQ_NVRES_BUFFER].kib; break;
+        case PERFQ_GL_MEMORY_ALLOCS:
             v = t[0].allocs + t[1].allocs + t[2].allocs;
             break;
-        case W_KIB: v = t[0].kib + t[1].kib + t[2].kib; break;
-        case W_TAG_ALLOCS: v = tag.allocs; break;
-        case W_TAG_KIB: v = tag.kib; break;
-        case W_DEV_TOTAL: v = total > 0 ? (uint64_t)total : 0; break;
-        case W_DEV_FREE: v = free_kib > 0 ? (uint64_t)free_kib : 0; break;
+        case PERFQ_GL_MEMORY_KIB: v = t[0].kib + t[1].kib + t[2].kib; break;
+        case PERFQ_GL_MEMORY_TAG_ALLOCS: v = tag.allocs; break;
+        case PERFQ_GL_MEMORY_TAG_KIB: v = tag.kib; break;
+        case PERFQ_GL_MEMORY_DEV_TOTAL: v = total > 0 ? (uint64_t)total : 0; break;
+        case PERFQ_GL_MEMORY_DEV_FREE: v = free_kib > 0 ? (uint64_t)free_kib : 0; break;
         default: break;
         }
         values[i].v.u64 = v;
@@ -206,7 +180,7 @@ static void mem_close(void *state)
 }
 
 const struct perfq_provider_ops perfq_gl_memory_provider = {
-    .name = "gl-memory",
+    .name = PERFQ_GL_MEMORY_PROVIDER_NAME,
     .probe = mem_probe,
     .enumerate = mem_enumerate,
     .session_open = mem_session_open,
