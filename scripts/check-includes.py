@@ -64,6 +64,8 @@ def verdict(rel, target):
             return f'src/gl/{src} is not in scripts/check-includes.py (and docs/design.md)'
         if head in ('perfq', 'core'):
             return None
+        if src == 'nvres' and target == 'providers/gl_memory.h':
+            return None                # the "GL Memory" counters as catalog data (libperfq lists them)
         if head != 'gl':
             return 'src/gl may include perfq/, core/ and gl/ only'
         parts = target.split('/')
