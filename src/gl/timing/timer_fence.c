@@ -1,0 +1,351 @@
+/*
+ * The GPU timer's FENCE path (gpu_timer.c): EGL_KHR_fence_sync fences (GL_ARB_sync on GLX,
+ * glx_fence.c) created at begin and end, each waited by a helper thread of the context and
+ * stamped with CLOCK_MONOTONIC when the wait returns; a caller that asks for a result with wait
+ * waits the fence itself beside the helper.
+ */
+#include "gl/timing/glx_fence.h"
+#include "gl/timing/timer_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+atomic_ullong perfq_gl_fences_pending;
+
+/* ---- the helper thread ---- */
+
+static void fence_unref(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    (void)s;
+    if (--f->refs == 0)
+        free(f);
+}
+
+static void queue_unlink(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        s->head = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        s->tail = f->prev;
+    f->next = f->prev = NULL;
+}
+
+/* Destroys the sync once nobody waits on it and the helper has passed it (under the lock). */
+static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    if (f->waiters == 0 && f->passed && !f->destroyed) {
+        if (s->glx)
+            perfq_gl_dispatch()->glDeleteSync((GLsync)f->sync);
+        else
+            perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
+        f->destroyed = 1;
+    }
+}
+
+/* The timer lets go of f (under the lock). When nobody else wants its stamp (only the helper's
+ * reference is left, no waiter) and GL may be called here, the fence is taken off the helper's
+ * queue and its sync destroyed now: dropped queries' fences cost the helper nothing, and the
+ * driver's sync objects do not pile up (Mesa looks a sync up in a list of the display's live
+ * ones, so a pile makes every wait slower). */
+void perfq_gl_fence_release(struct perfq_gl_timer_state *s, struct fence_stamp *f, int gl_usable)
+{
+    if (f->refs == 2 && !f->passed && f->waiters == 0 && gl_usable) {
+        queue_unlink(s, f);
+        f->passed = 1;
+        if (!f->done) {
+            f->done = f->failed = 1;
+            atomic_fetch_sub(&perfq_gl_fences_pending, 1);
+        }
+        fence_maybe_destroy(s, f);
+        f->refs--;      /* the helper's */
+    }
+    fence_unref(s, f);
+}
+
+/* One wait on f's sync with timeout_ns: 1 signalled, 0 timed out, -1 failed. */
+static int fence_client_wait(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                             uint64_t timeout_ns)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (s->glx) {
+        /* GL_ARB_sync: the waiting thread has a context sharing the sync (the helper's own,
+         * or the program's when the caller waits). */
+        if (s->bind_failed && pthread_equal(pthread_self(), s->thread))
+            return -1;
+        GLenum g = gl->glClientWaitSync((GLsync)f->sync, 0, timeout_ns);
+        if (g == GL_TIMEOUT_EXPIRED)
+            return 0;
+        return g == GL_ALREADY_SIGNALED || g == GL_CONDITION_SATISFIED ? 1 : -1;
+    }
+    EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, timeout_ns);
+    if (r == EGL_TIMEOUT_EXPIRED_KHR)
+        return 0;
+    return r == EGL_CONDITION_SATISFIED_KHR ? 1 : -1;
+}
+
+/* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
+ * Called with the lock held; returns with it held. */
+static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    f->waiters++;
+    pthread_mutex_unlock(&s->lock);
+    /* First a look without waiting: a fence seen unsignalled and then waited is stamped when it
+     * signals (the wait returns then); one found signalled already is only known to have
+     * signalled since the last look at it (see PERFQ_GL_FENCE_STAMP_WINDOW_NS). Then waits in
+     * 100 ms slices, so that a helper told to stop cannot hang on a fence that will never
+     * signal (it gives up 2 s after the stop, and the stamp is marked failed). */
+    uint64_t before = perfq_gl_now_ns();
+    int r = fence_client_wait(s, f, 0);
+    uint64_t unsignaled = 0;        /* this thread saw it unsignalled then */
+    uint64_t stop_seen = 0;
+    while (r == 0) {
+        unsignaled = before;
+        __atomic_store_n(&f->unsignaled_ns, before, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+            uint64_t now = perfq_gl_now_ns();
+            if (!stop_seen)
+                stop_seen = now;
+            else if (now - stop_seen > 2000000000ull)
+                break;
+        }
+        before = perfq_gl_now_ns();
+        r = fence_client_wait(s, f, 100000000ull);
+    }
+    uint64_t t = perfq_gl_now_ns();
+    pthread_mutex_lock(&s->lock);
+    f->waiters--;
+    if (!f->done) {
+        f->ns = t;
+        f->failed = r != 1;
+        /* It signalled after lo; if this wait did not block, the stamp is only an upper bound. */
+        uint64_t lo = f->created_ns;
+        if (s->signaled_lo > lo)
+            lo = s->signaled_lo;
+        uint64_t seen = __atomic_load_n(&f->unsignaled_ns, __ATOMIC_RELAXED);
+        if (seen > lo)
+            lo = seen;
+        f->late = !unsignaled && t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        /* A blocked wait's stamp is taken as the signal (to the wake-up latency): the next
+         * fence signalled after it. */
+        if (unsignaled)
+            lo = t;
+        if (!f->failed && lo > s->signaled_lo)
+            s->signaled_lo = lo;
+        f->done = 1;
+        atomic_fetch_sub(&perfq_gl_fences_pending, 1);
+        pthread_cond_broadcast(&s->done);
+    }
+}
+
+/* The helper: waits the context's fences in order and stamps each when its wait returns. A
+ * thread that asks for a result with wait also waits the fence itself (perfq_gl_timer_result),
+ * so whoever wakes first stamps it. */
+static void *helper_main(void *arg)
+{
+    struct perfq_gl_timer_state *s = arg;
+    if (s->glx && perfq_gl_glx_waiter_bind(s->glx, perfq_gl_dispatch()) != 0)
+        s->bind_failed = 1;     /* fences are then stamped only by callers that wait */
+    pthread_mutex_lock(&s->lock);
+    s->ready = 1;
+    pthread_cond_broadcast(&s->done);
+    for (;;) {
+        while (!s->head && !s->stop)
+            pthread_cond_wait(&s->work, &s->lock);
+        if (!s->head)
+            break;
+        struct fence_stamp *f = s->head;
+        if (!f->done && f->refs == 1) {
+            /* Nobody wants its stamp (its timer was freed where GL could not be called). */
+            f->done = f->failed = 1;
+            atomic_fetch_sub(&perfq_gl_fences_pending, 1);
+        }
+        if (!f->done)
+            fence_wait_and_stamp(s, f);
+        queue_unlink(s, f);
+        f->passed = 1;
+        fence_maybe_destroy(s, f);
+        fence_unref(s, f);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (s->glx && !s->bind_failed)
+        perfq_gl_glx_waiter_unbind(s->glx, perfq_gl_dispatch());
+    return NULL;
+}
+
+/* The wake-up latency of a condition variable between two threads (the mechanism that wakes the
+ * helper when a Mesa fence signals): median of 64 ping-pongs, halved. */
+struct pingpong {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int turn, rounds;
+};
+
+static void *pong_main(void *arg)
+{
+    struct pingpong *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->rounds; i++) {
+        while (p->turn != 1)
+            pthread_cond_wait(&p->cond, &p->lock);
+        p->turn = 0;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t perfq_gl_fence_wake_latency(void)
+{
+    struct pingpong p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 64};
+    uint64_t samples[64];
+    pthread_t t;
+    if (pthread_create(&t, NULL, pong_main, &p) != 0)
+        return 0;
+    pthread_mutex_lock(&p.lock);
+    for (int i = 0; i < p.rounds; i++) {
+        uint64_t t0 = perfq_gl_now_ns();
+        p.turn = 1;
+        pthread_cond_broadcast(&p.cond);
+        while (p.turn != 0)
+            pthread_cond_wait(&p.cond, &p.lock);
+        samples[i] = (perfq_gl_now_ns() - t0) / 2;
+    }
+    pthread_mutex_unlock(&p.lock);
+    pthread_join(t, NULL);
+    qsort(samples, 64, sizeof samples[0], cmp_u64);
+    return samples[32] ? samples[32] : 1;
+}
+
+/* Starts the helper and waits until it waits for work: the first fence is then waited from the
+ * moment it exists, not stamped late by the thread's start (a "late" first stamp, see
+ * PERFQ_GL_FENCE_STAMP_WINDOW_NS). */
+static int start_helper(struct perfq_gl_timer_state *s)
+{
+    if (s->started)
+        return 0;
+    if (pthread_create(&s->thread, NULL, helper_main, s) != 0)
+        return -1;
+    s->started = 1;
+    pthread_mutex_lock(&s->lock);
+    while (!s->ready)
+        pthread_cond_wait(&s->done, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+/* Creates a fence in the current context's command stream and hands it to the helper. */
+struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    if (start_helper(s) != 0)
+        return NULL;
+    struct fence_stamp *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->created_ns = perfq_gl_now_ns();
+    if (s->glx) {
+        perfq_gl_error_guard_begin(&c->pub);
+        f->sync = gl->glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        gl->glFlush();      /* another thread waits on it: it must reach the driver now */
+        perfq_gl_error_guard_end(&c->pub);
+    } else {
+        f->sync = gl->eglCreateSyncKHR(s->dpy, EGL_SYNC_FENCE_KHR, NULL);
+    }
+    if (!f->sync) {
+        free(f);
+        return NULL;
+    }
+    /* The helper's wait cannot flush this context (it is not current there): the fence must
+     * reach the driver's queue now. Mesa flushes when it creates a fence (dri2_create_sync ->
+     * st flush); elsewhere, flush here. */
+    if (!s->glx && !s->driver_flushes_fences) {
+        perfq_gl_error_guard_begin(&c->pub);
+        gl->glFlush();
+        perfq_gl_error_guard_end(&c->pub);
+    }
+    /* A look now: a fence that signalled already (nothing was pending) is stamped here, within
+     * the creation call, and never reaches the helper; one that has not is known to signal
+     * after this moment, which bounds its stamp's window if the helper finds it signalled. */
+    uint64_t before = perfq_gl_now_ns();
+    int r = fence_client_wait(s, f, 0);
+    pthread_mutex_lock(&s->lock);
+    /* Only where no earlier fence waits for its stamp: stamps must keep the fences' order (an
+     * earlier fence found signalled later by the helper would be stamped after this one). */
+    if (r != 0 && !s->head) {
+        uint64_t t = perfq_gl_now_ns();
+        uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
+        f->ns = t;
+        f->failed = r != 1;
+        f->late = t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        if (!f->failed)
+            s->signaled_lo = lo;
+        f->done = f->passed = 1;
+        f->refs = 1;
+        fence_maybe_destroy(s, f);
+        pthread_mutex_unlock(&s->lock);
+        return f;
+    }
+    if (r == 0)
+        f->unsignaled_ns = before;
+    f->refs = 2;
+    atomic_fetch_add(&perfq_gl_fences_pending, 1);
+    f->prev = s->tail;
+    if (s->tail)
+        s->tail->next = f;
+    else
+        s->head = f;
+    s->tail = f;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+/* Waits (or polls) one fence. Returns PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed.
+ * When the helper is waiting on this very fence, the caller waits on it too
+ * (eglClientWaitSyncKHR): it is woken by the driver directly, without the helper's round trip. */
+perfq_status_t perfq_gl_fence_result(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                                   int wait, uint64_t *ns, int *late)
+{
+    pthread_mutex_lock(&s->lock);
+    /* Only beside the helper (f is the fence it is on): a caller never runs ahead of it, so the
+     * helper's queue (and the driver's sync objects) cannot pile up behind the caller. */
+    if (wait && !f->done && !f->destroyed && s->head == f) {
+        fence_wait_and_stamp(s, f);
+        fence_maybe_destroy(s, f);
+    }
+    while (wait && !f->done)
+        pthread_cond_wait(&s->done, &s->lock);
+    int done = f->done, failed = f->failed;
+    uint64_t v = f->ns;
+    *late |= f->late;
+    pthread_mutex_unlock(&s->lock);
+    if (!done)
+        return PERFQ_NOT_READY;
+    if (failed)
+        return PERFQ_ESYS;
+    *ns = v;
+    return PERFQ_OK;
+}
+
+void perfq_gl_fence_helper_stop(struct perfq_gl_timer_state *s)
+{
+    if (s->started) {
+        /* The helper finishes the fences it has (Mesa signals them; each was flushed). */
+        pthread_mutex_lock(&s->lock);
+        __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+        pthread_cond_signal(&s->work);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+    }
+}

@@ -1,0 +1,96 @@
+/*
+ * The GPU timer service's private header: the state its four files share (gpu_timer.c: timer
+ * objects and the gl_layer.h timer calls; timer_fence.c: the fence helper thread and its stamps;
+ * timer_path.c: which path a context gets, and the self-check; timer_disjoint.c: disjoint
+ * tracking). Not for front ends: they use gl_layer.h.
+ */
+#ifndef PERFQ_GL_TIMER_INTERNAL_H
+#define PERFQ_GL_TIMER_INTERNAL_H
+
+#include "gl/contexts/layer_internal.h"
+
+/* A stamp is the time a waiter saw the fence signalled. It is the time the GPU reached the
+ * fence (within the wake-up latency) when the wait blocked, that is when the fence was seen
+ * unsignalled just before; a fence found already signalled only tells that it signalled between
+ * a lower bound (its creation, the previous fence's signal, a waiter's earlier look) and now.
+ * If that window is wider than this, the stamp is "late": the interval is reported disjoint
+ * rather than as a number that may be far too small (issue 14 item 1: a helper behind a backlog
+ * stamped a begin fence 100 ms late, and a 100 ms interval read 0.004 ms). 4 ms is one scheduler
+ * time slice (250 Hz): a blocked waiter on a loaded machine can be woken that late too, unseen,
+ * so a narrower bound would flag only the visible half of the same error (docs/gl-layer.md). */
+#define PERFQ_GL_FENCE_STAMP_WINDOW_NS 4000000ull
+
+struct fence_stamp {
+    void *sync;             /* an EGLSyncKHR, or a GLsync on the GLX fence path */
+    int done;               /* stamped; under the state's lock (as every field below) */
+    int failed;
+    int late;               /* the stamp may be later than the signal by more than the window */
+    uint64_t ns;
+    uint64_t created_ns;    /* before the sync was created: it cannot have signalled earlier */
+    uint64_t unsignaled_ns; /* the latest time a waiter saw it unsignalled (0: never) */
+    int refs;               /* the timer and the helper thread */
+    int waiters;            /* threads inside eglClientWaitSyncKHR on it */
+    int passed;             /* the helper has taken it off its queue */
+    int destroyed;          /* the sync was destroyed */
+    struct fence_stamp *next, *prev;    /* in the helper's queue */
+};
+
+struct perfq_gl_timer_state {
+    int decided;
+    perfq_gl_timer_path_t path;
+    const char *reason;
+    uint64_t resolution_ns;
+    int bits_elapsed, bits_stamp;
+    unsigned disjoint_epoch;            /* times GPU_DISJOINT was seen set */
+    int disjoint_for_program;           /* seen by the layer, not yet by the program */
+    /* fence path */
+    EGLDisplay dpy;
+    pthread_mutex_t lock;               /* protects the queue and fence_stamp.done/refs */
+    pthread_cond_t work, done;
+    struct fence_stamp *head, *tail;
+    uint64_t signaled_lo;               /* the last stamped fence signalled after this time: a
+                                         * later fence (same context, in order) did too */
+    int stop, started;
+    int ready;                          /* the helper runs (start_helper waits for it) */
+    int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
+    int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
+    struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
+    int bind_failed;                    /* GLX: the helper could not make its context current */
+    pthread_t thread;
+};
+
+struct perfq_gl_timer {
+    int stamp;                          /* a QueryCounter-style point, not an interval */
+    int active, ended;
+    perfq_gl_timer_path_t path;
+    struct perfq_gl_vquery *vq;         /* query path, interval */
+    GLuint query;                       /* query path, stamp */
+    int query_done;
+    GLuint64 query_value;
+    struct fence_stamp *f0, *f1;        /* fence path */
+    unsigned epoch;
+    int disjoint;
+};
+
+/* timer_fence.c */
+extern atomic_ullong perfq_gl_fences_pending;   /* fences not yet stamped (diagnostics) */
+/* Creates a fence in the current context's command stream and hands it to the helper. */
+struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c);
+/* The timer lets go of f (under the state's lock). */
+void perfq_gl_fence_release(struct perfq_gl_timer_state *s, struct fence_stamp *f, int gl_usable);
+/* One fence's stamp: PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed. */
+perfq_status_t perfq_gl_fence_result(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                                     int wait, uint64_t *ns, int *late);
+/* The helper's wake-up latency, the fence path's stated resolution. */
+uint64_t perfq_gl_fence_wake_latency(void);
+/* Stops the context's helper thread, if it runs, and joins it. */
+void perfq_gl_fence_helper_stop(struct perfq_gl_timer_state *s);
+
+/* timer_path.c: the context's timer state, made and its path decided on first use (NULL: out of
+ * memory). */
+struct perfq_gl_timer_state *perfq_gl_timer_state_of(struct perfq_gl_ctx *c);
+
+/* timer_disjoint.c: reads GPU_DISJOINT_EXT on the query path (reading clears it). */
+void perfq_gl_timer_poll_disjoint(struct perfq_gl_ctx *c);
+
+#endif
