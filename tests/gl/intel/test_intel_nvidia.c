@@ -225,6 +225,47 @@ static void test_egl_brcm_nvidia_group(void **state)
     assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
+/* "NVIDIA GPU Hardware" (CUPTI PM sampling, device-wide) around heavy fragment shading: the
+ * SMs were busy. Where the type is absent (no CUDA driver or CUPTI, or no permission), the
+ * catalog says why and this is skipped, naming it. */
+static void test_intel_nvidia_hardware(void **state)
+{
+    (void)state;
+    GLuint qid = gltest_query_id(&T, "NVIDIA GPU Hardware");
+    if (!qid) {
+        printf("SKIP: no \"NVIDIA GPU Hardware\" query type (libcuda.so.1 or CUPTI PM "
+               "sampling not usable here: perfq list shows the cupti group's reason)\n");
+        skip();
+    }
+    char name[256];
+    GLuint data_size, counters, max_instances, caps;
+    T.gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
+                                 &max_instances, &caps);
+    assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+    GLuint h = 0;
+    T.gl.glCreatePerfQueryINTEL(qid, &h);
+    T.gl.glBeginPerfQueryINTEL(h);
+    for (int i = 0; i < 20; i++)
+        gltest_draw_quad(&T, 200);
+    T.gl.glFinish();
+    T.gl.glEndPerfQueryINTEL(h);
+    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    unsigned char d[4096];
+    assert_true(data_size <= sizeof(d));
+    assert_int_equal(gltest_result_wait(&T, h, d, data_size), data_size);
+    uint64_t inst = gltest_counter_u64(&T, qid, "cupti-gpu0/smsp__inst_executed.sum", d);
+    uint64_t rd = gltest_counter_u64(&T, qid, "cupti-gpu0/dram__bytes_read.sum", d);
+    uint64_t wr = gltest_counter_u64(&T, qid, "cupti-gpu0/dram__bytes_write.sum", d);
+    double cycles = read_double(qid, "cupti-gpu0/sm__cycles_active.avg", d);
+    printf("NVIDIA GPU Hardware: %llu warp instructions, %.0f active cycles per SM, DRAM read "
+           "%llu B, write %llu B\n", (unsigned long long)inst, cycles,
+           (unsigned long long)rd, (unsigned long long)wr);
+    assert_true(inst > 0 && inst != UINT64_MAX);
+    assert_true(rd != UINT64_MAX && wr != UINT64_MAX);
+    assert_true(cycles > 0);
+    T.gl.glDeletePerfQueryINTEL(h);
+}
+
 int main(int argc, char **argv)
 {
     fake = argc > 1 && strcmp(argv[1], "--fake") == 0;
@@ -245,6 +286,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intel_nvidia_device),
         cmocka_unit_test(test_egl_brcm_nvidia_group),
+        cmocka_unit_test(test_intel_nvidia_hardware),
     };
     rc = cmocka_run_group_tests(tests, NULL, NULL);
     gltest_destroy(&T);

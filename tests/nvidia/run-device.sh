@@ -1,0 +1,44 @@
+#!/bin/bash
+# The NVIDIA checks of issue 11 on the GPU machine (no meson there), from a carried build:
+#   . .device/enter.sh; bash DIR/run-device.sh DIR/build
+# perfq list's NVIDIA groups; test-cupti, test-nvml, test-intel-nvidia (real NVML and CUPTI,
+# then against the fake NVML); bench/cuda's cupti-dram (DRAM bytes of a known copy within 2 %,
+# PM sampling perturbation); perfq stat of a CUDA program with no layer; the counters held by
+# another process; an unprivileged user. Prints each step's exit status and a last line
+# "N passed, M failed, K skipped".
+build=${1:-build}
+passed=0 failed=0 skipped=0
+step() {   # name, command...
+    local name=$1; shift
+    echo "=== $name"
+    timeout 120 "$@" 2>&1 | grep -vE '^\[ (RUN|       OK) ' | tail -40
+    local rc=${PIPESTATUS[0]}
+    echo "--- $name: exit $rc"
+    if [ "$rc" -eq 0 ]; then passed=$((passed + 1))
+    elif [ "$rc" -eq 77 ]; then skipped=$((skipped + 1))
+    else failed=$((failed + 1)); fi
+}
+nvidia-smi -L
+perfq=$build/tools/perfq/perfq
+step "perfq list (NVIDIA groups)" sh -c "$perfq list | grep -E -A6 '^(cupti|nvml|gpm)'"
+step test-cupti "$build/tests/nvidia/test-cupti"
+step test-nvml "$build/tests/nvidia/test-nvml"
+step "test-intel-nvidia (real NVML, CUPTI)" "$build/tests/gl/intel/test-intel-nvidia"
+step "test-intel-nvidia --fake" env LD_LIBRARY_PATH="$build/tests/nvidia:$LD_LIBRARY_PATH" \
+    "$build/tests/gl/intel/test-intel-nvidia" --fake
+step "cupti-dram (accuracy, perturbation)" "$build/bench/cuda/cupti-dram"
+step "perfq stat of a CUDA program, no layer" "$perfq" stat \
+    -e cupti-gpu0/dram__bytes_read.sum,cupti-gpu0/dram__bytes_write.sum,cupti-gpu0/smsp__inst_executed.sum,nvml-gpu0/energy \
+    -- "$build/bench/cuda/cupti-dram" --plain
+# Another process holds the device's PM sampling: this one's catalog says so per counter.
+"$perfq" stat -e cupti-gpu0/dram__bytes_read.sum -- sleep 4 >/dev/null 2>&1 &
+holder=$!
+sleep 2
+step "counters held by another process" sh -c "$perfq list | grep -A5 '^cupti-gpu0'"
+wait $holder
+# An unprivileged user (the driver's profiling restriction, where it is on).
+if command -v setpriv >/dev/null; then
+    step "unprivileged user" setpriv --reuid=65534 --regid=65534 --clear-groups \
+        sh -c "$perfq list | grep -A5 '^cupti'"
+fi
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
