@@ -97,7 +97,7 @@ mkdir -p "$out"
 CC=gcc run_suite gcc --
 check_install
 CC=clang run_suite clang-asan-ubsan -Db_sanitize=address,undefined -Db_lundef=false --
-CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --suite core threads engine nvml-fake
+CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --suite core threads engine nvml-fake intel-engine-fake
 
 echo
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"

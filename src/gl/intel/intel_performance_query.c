@@ -44,7 +44,9 @@ struct intel_perf_context {
     struct intel_perf_host host;
     bool initialised;
     perfq_status_t init_status;
-    perfq_t *pq;
+    /* [0] the process's instance of the built-ins (shared, never closed here), [1] the
+     * context's own (its GL counters); a type's `source` indexes this. */
+    perfq_t *pq[2];
     struct intel_query_types types;
     uint32_t *instances;         /* created instances per type */
     struct type_state *type_state;  /* per type */
@@ -89,8 +91,8 @@ void intel_perf_context_destroy(struct intel_perf_context *ipc)
             perfq_measurement_destroy(&ipc->type_state[i].shared);
     free(ipc->type_state);
     intel_query_types_free(&ipc->types);
-    if (ipc->pq)
-        perfq_close(&ipc->pq);
+    if (ipc->pq[1])
+        perfq_close(&ipc->pq[1]);
     free(ipc);
 }
 
@@ -101,9 +103,9 @@ static bool ensure_types(struct intel_perf_context *ipc)
     if (ipc->initialised)
         return ipc->init_status == PERFQ_OK;
     ipc->initialised = true;
-    perfq_status_t st = ipc->host.open(ipc->host.ctx, &ipc->pq);
+    perfq_status_t st = ipc->host.open(ipc->host.ctx, &ipc->pq[0], &ipc->pq[1]);
     if (st == PERFQ_OK)
-        st = intel_query_types_build(ipc->pq, &ipc->types);
+        st = intel_query_types_build_from((const perfq_t *const *)ipc->pq, 2, &ipc->types);
     if (st == PERFQ_OK && ipc->types.count) {
         ipc->instances = calloc(ipc->types.count, sizeof(*ipc->instances));
         ipc->type_state = calloc(ipc->types.count, sizeof(*ipc->type_state));
@@ -112,8 +114,9 @@ static bool ensure_types(struct intel_perf_context *ipc)
     }
     if (st != PERFQ_OK) {
         intel_query_types_free(&ipc->types);
-        if (ipc->pq)
-            perfq_close(&ipc->pq);
+        if (ipc->pq[1])
+            perfq_close(&ipc->pq[1]);
+        ipc->pq[0] = NULL;
     }
     ipc->init_status = st;
     return st == PERFQ_OK;
@@ -357,7 +360,8 @@ static perfq_status_t shared_open(struct intel_perf_context *ipc, uint32_t type)
     perfq_value_t *probe = calloc(t->counter_count, sizeof(*probe));
     if (!probe)
         return PERFQ_ENOMEM;
-    perfq_status_t st = perfq_measurement_create(ipc->pq, t->ids, t->counter_count, NULL,
+    perfq_status_t st = perfq_measurement_create(ipc->pq[t->source], t->ids, t->counter_count,
+                                                 NULL,
                                                  &ts->shared);
     if (st == PERFQ_OK)
         st = perfq_measurement_begin(ts->shared);
@@ -389,7 +393,8 @@ static perfq_status_t instance_open(struct intel_perf_context *ipc, struct intel
         obj->begin = calloc(t->counter_count, sizeof(*obj->begin));
         return obj->begin ? PERFQ_OK : PERFQ_ENOMEM;
     }
-    return perfq_measurement_create(ipc->pq, t->ids, t->counter_count, NULL, &obj->m);
+    return perfq_measurement_create(ipc->pq[t->source], t->ids, t->counter_count, NULL,
+                                    &obj->m);
 }
 
 static perfq_status_t instance_begin(struct intel_perf_context *ipc,

@@ -1,7 +1,8 @@
 /*
  * GL_INTEL_performance_query: the front end (the 10 entry points, validation at the door) and
- * its per-context state. The GL layer owns GL contexts; this file keeps, per context, the
- * perfq instance whose catalog gives the query types, and the query objects (handles).
+ * its per-context state. The GL layer owns GL contexts; this file keeps, per context, the query
+ * types (a view of two catalogs: the process's built-ins and the context's own GL counters), the
+ * context's own perfq instance, and the query objects (handles).
  *
  * What the front end needs from the layer is the small table below (filled by
  * intel_performance_query_layer.c, the glue to gl_layer.h), so that the entry points read like
@@ -22,9 +23,11 @@ struct intel_perf_host {
     void *ctx;                                     /* the glue's argument to these services */
     void (*error)(void *ctx, unsigned gl_error);   /* records a GL error for the program */
     void (*flush)(void *ctx);                      /* the driver's glFlush */
-    /* Opens the perfq instance of the context (built-ins plus the context's GL provider).
-     * Called once, lazily, with the context current. */
-    perfq_status_t (*open)(void *ctx, perfq_t **pq);
+    /* The perfq instances of the context, called once, lazily, with the context current:
+     * *process, the process's one instance of the built-in providers (shared by every context,
+     * opened once; not the caller's to close), and *own, an instance of the context's own
+     * providers (its GL counters), which the caller closes. */
+    perfq_status_t (*open)(void *ctx, perfq_t **process, perfq_t **own);
 };
 
 /* Per-context state; created by the glue at context creation, destroyed at context

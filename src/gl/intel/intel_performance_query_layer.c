@@ -40,12 +40,32 @@ static void host_flush(void *arg)
         link->ctx->gl->glFlush();
 }
 
-static perfq_status_t host_open(void *arg, perfq_t **pq)
+/* The process's one instance of the built-in providers, shared by every context: opened once,
+ * at the first context that uses the extension (a device-wide source such as NVML is probed
+ * once, not per context), and kept for the life of the process (measurements of any context
+ * may use it at any time; the engine's calls are thread safe). */
+static pthread_once_t process_once = PTHREAD_ONCE_INIT;
+static perfq_t *process_pq;
+static perfq_status_t process_status;
+
+static void process_open(void)
 {
-    /* "gl-memory" (GL_NV_query_resource's accounting) takes the same link: the context. */
+    process_status = perfq__open_with(NULL, NULL, 0, 1, &process_pq);
+}
+
+static perfq_status_t host_open(void *arg, perfq_t **process, perfq_t **own)
+{
+    pthread_once(&process_once, process_open);
+    if (process_status != PERFQ_OK)
+        return process_status;
+    /* The context's own counters, alone in an instance (no built-ins): "gl" and "gl-memory"
+     * (GL_NV_query_resource's accounting) take the same link, the context. */
     const struct perfq_provider_ops *providers[] = {&perfq_gl_provider, &perfq_gl_memory_provider};
     void *args[] = {arg, arg};
-    return perfq__open_with(providers, args, 2, 1, pq);
+    perfq_status_t st = perfq__open_with(providers, args, 2, 0, own);
+    if (st == PERFQ_OK)
+        *process = process_pq;
+    return st;
 }
 
 static int take_over(void)

@@ -170,7 +170,8 @@ static int group_taken(const char *group)
 
 /* A type under construction. */
 struct builder {
-    const perfq_t *pq;
+    const perfq_t *pq;           /* the instance being read, source's entry of the list */
+    uint32_t source;
     struct intel_query_type type;
     uint32_t cap;
     uint32_t *group_used;        /* counters taken per catalog group, for max_active */
@@ -280,6 +281,7 @@ static perfq_status_t types_push(struct intel_query_types *out, struct builder *
     }
     out->types = nt;
     b->type.caps = caps;
+    b->type.source = b->source;
     layout(b->pq, &b->type);
     out->types[out->count++] = b->type;
     memset(&b->type, 0, sizeof(b->type));
@@ -319,41 +321,71 @@ static perfq_status_t build_mapped(const perfq_t *pq, const struct type_map *map
 
 perfq_status_t intel_query_types_build(const perfq_t *pq, struct intel_query_types *out)
 {
-    if (!pq || !out)
-        return PERFQ_EINVAL;
-    memset(out, 0, sizeof(*out));
-    uint32_t group_count = 0;
-    perfq_group_count(pq, &group_count);
-    struct builder b = {.pq = pq};
-    b.group_used = calloc(group_count ? group_count : 1, sizeof(*b.group_used));
-    if (!b.group_used)
-        return PERFQ_ENOMEM;
+    return intel_query_types_build_from(&pq, 1, out);
+}
 
-    perfq_status_t st = PERFQ_OK;
+/* Points the builder at instance i of the list. */
+static void builder_use(struct builder *b, const perfq_t *const *pqs, uint32_t *const *used,
+                        uint32_t i)
+{
+    b->pq = pqs[i];
+    b->source = i;
+    b->group_used = used[i];
+}
+
+perfq_status_t intel_query_types_build_from(const perfq_t *const *pqs, uint32_t n_pq,
+                                            struct intel_query_types *out)
+{
+    if (!pqs || !n_pq || !out)
+        return PERFQ_EINVAL;
+    for (uint32_t i = 0; i < n_pq; i++)
+        if (!pqs[i])
+            return PERFQ_EINVAL;
+    memset(out, 0, sizeof(*out));
+    /* Counters taken per catalog group, one array per instance (for max_active). */
+    uint32_t **used = calloc(n_pq, sizeof(*used));
+    perfq_status_t st = used ? PERFQ_OK : PERFQ_ENOMEM;
+    for (uint32_t i = 0; i < n_pq && st == PERFQ_OK; i++) {
+        uint32_t group_count = 0;
+        perfq_group_count(pqs[i], &group_count);
+        used[i] = calloc(group_count ? group_count : 1, sizeof(*used[i]));
+        if (!used[i])
+            st = PERFQ_ENOMEM;
+    }
+    struct builder b = {0};
+
+    /* A mapped type comes from the first instance whose catalog gives it counters. */
     for (size_t t = 0; t < ARRAY_SIZE(type_maps) && st == PERFQ_OK; t++) {
-        st = build_mapped(pq, &type_maps[t], &b);
+        for (uint32_t i = 0; i < n_pq && st == PERFQ_OK && !b.type.counter_count; i++) {
+            builder_use(&b, pqs, used, i);
+            st = build_mapped(pqs[i], &type_maps[t], &b);
+        }
         if (st == PERFQ_OK)
             st = types_push(out, &b, type_maps[t].name, type_maps[t].caps);
     }
-    /* One type per NVIDIA device and device type map, with the groups of that device. */
+    /* One type per NVIDIA device and device type map, with the groups of that device (from the
+     * first instance that has any of them). */
     for (size_t t = 0; t < ARRAY_SIZE(device_types) && st == PERFQ_OK; t++)
         for (unsigned d = 0; d < DEVICE_TYPES_MAX_DEVICES && st == PERFQ_OK; d++) {
             char groups[ARRAY_SIZE(device_types[t].prefixes)][32];
             struct type_map map = {device_types[t].name, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL,
                                    {NULL}, NULL, 0, 1, 1};
             size_t n = 0;
-            for (size_t p = 0; p < ARRAY_SIZE(device_types[t].prefixes) &&
-                               device_types[t].prefixes[p]; p++) {
-                snprintf(groups[n], sizeof(groups[n]), "%s-gpu%u",
-                         device_types[t].prefixes[p], d);
-                uint32_t unused;
-                if (group_index(pq, groups[n], &unused)) {
-                    map.groups[n] = groups[n];
-                    n++;
+            uint32_t i = 0;
+            for (; i < n_pq && !n; i++)
+                for (size_t p = 0; p < ARRAY_SIZE(device_types[t].prefixes) &&
+                                   device_types[t].prefixes[p]; p++) {
+                    snprintf(groups[n], sizeof(groups[n]), "%s-gpu%u",
+                             device_types[t].prefixes[p], d);
+                    uint32_t unused;
+                    if (group_index(pqs[i], groups[n], &unused)) {
+                        map.groups[n] = groups[n];
+                        n++;
+                    }
                 }
-            }
             if (!n)
                 continue;
+            builder_use(&b, pqs, used, i - 1);
             /* Counters keep their full catalog names ("nvml-gpu0/energy",
              * "gpm-gpu0/sm-activity"): unique across the type's groups. */
             char name[INTEL_QUERY_NAME_LENGTH_MAX];
@@ -361,25 +393,33 @@ perfq_status_t intel_query_types_build(const perfq_t *pq, struct intel_query_typ
                 snprintf(name, sizeof(name), "%s", device_types[t].name);
             else
                 snprintf(name, sizeof(name), "%s %u", device_types[t].name, d);
-            st = build_mapped(pq, &map, &b);
+            st = build_mapped(b.pq, &map, &b);
             if (st == PERFQ_OK)
                 st = types_push(out, &b, name, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
         }
     /* Every other available group is a query type of its own, in catalog order. */
-    for (uint32_t g = 0; g < group_count && st == PERFQ_OK; g++) {
-        perfq_group_info_t gi;
-        if (perfq_group_info(pq, g, &gi) != PERFQ_OK || !gi.available || group_taken(gi.name))
-            continue;
-        for (uint32_t k = 0; k < gi.counter_count && st == PERFQ_OK; k++)
-            st = builder_add(&b, gi.first_counter + k, NULL, 0);
-        if (st == PERFQ_OK)
-            st = types_push(out, &b, gi.name,
-                            gi.scope == PERFQ_SCOPE_GPU_TIMELINE
-                                ? GL_PERFQUERY_SINGLE_CONTEXT_INTEL
-                                : GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+    for (uint32_t i = 0; i < n_pq && st == PERFQ_OK; i++) {
+        builder_use(&b, pqs, used, i);
+        uint32_t group_count = 0;
+        perfq_group_count(pqs[i], &group_count);
+        for (uint32_t g = 0; g < group_count && st == PERFQ_OK; g++) {
+            perfq_group_info_t gi;
+            if (perfq_group_info(pqs[i], g, &gi) != PERFQ_OK || !gi.available ||
+                group_taken(gi.name))
+                continue;
+            for (uint32_t k = 0; k < gi.counter_count && st == PERFQ_OK; k++)
+                st = builder_add(&b, gi.first_counter + k, NULL, 0);
+            if (st == PERFQ_OK)
+                st = types_push(out, &b, gi.name,
+                                gi.scope == PERFQ_SCOPE_GPU_TIMELINE
+                                    ? GL_PERFQUERY_SINGLE_CONTEXT_INTEL
+                                    : GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+        }
     }
     type_free(&b.type);
-    free(b.group_used);
+    for (uint32_t i = 0; used && i < n_pq; i++)
+        free(used[i]);
+    free(used);
     if (st != PERFQ_OK)
         intel_query_types_free(out);
     return st;

@@ -52,6 +52,8 @@ struct intel_query_type {
     struct intel_counter *counters;
     perfq_counter_id_t *ids;     /* catalog ids in counter order, for perfq_measurement_create */
     int cpu_timeline;            /* no counter is on a GPU timeline: values can be sampled */
+    uint32_t source;             /* the instance (index in intel_query_types_build_from's
+                                  * list) whose catalog ids these are */
 };
 
 struct intel_query_types {
@@ -61,6 +63,11 @@ struct intel_query_types {
 
 /* Builds the list of query types from pq's catalog. */
 perfq_status_t intel_query_types_build(const perfq_t *pq, struct intel_query_types *out);
+/* The same over the catalogs of n instances (the process's built-ins, a GL context's own
+ * providers): a type takes its counters from one instance, the first whose catalog gives it any
+ * (its `source`); the other groups follow instance by instance, each in catalog order. */
+perfq_status_t intel_query_types_build_from(const perfq_t *const *pqs, uint32_t n,
+                                            struct intel_query_types *out);
 void intel_query_types_free(struct intel_query_types *types);
 
 /* Writes one result: each counter whose bytes lie wholly inside [0, data_size) (whole counters

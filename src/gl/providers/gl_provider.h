@@ -1,7 +1,8 @@
 /*
  * Provider "gl": the counters of one GL context, from the GL layer's virtualised queries
- * (DESIGN.md layer 1; GPU_TIMELINE scope, asynchronous results). The INTEL front end opens one
- * perfq instance per GL context with perfq__open_with(), giving this provider the context.
+ * (DESIGN.md layer 1; GPU_TIMELINE scope, asynchronous results). The INTEL front end opens, per GL
+ * context, an instance of the context's own providers with perfq__open_with(), giving this
+ * provider the context (the built-ins are in the process's one instance).
  *
  * Groups:
  *   "gl-pipeline"  ARB_pipeline_statistics_query's statistics the driver has, samples passed,

@@ -1,0 +1,211 @@
+/*
+ * GL_INTEL_performance_query opens one perfq instance of the built-in providers per process,
+ * shared by every GL context, and only its own GL counters per context (issue 7): a device-wide
+ * source is set up once, not once per context.
+ *
+ * Runs against tests/nvidia/fake-nvml (first on LD_LIBRARY_PATH): the fake counts its
+ * nvmlInit_v2 calls, and NVML is initialised when the first instance with the built-ins opens
+ * and shut down when the last one closes. One instance per context would initialise it once
+ * per context that comes after the previous one is gone; the process's instance does it once.
+ * Several contexts on several threads then use the shared instance at once (also under TSan):
+ * every query still gives the fake's known readings, and every context the same query ids.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "intel_test.h"
+
+#define SEQUENTIAL_CONTEXTS 3
+#define THREADS 4
+#define ROUNDS 3
+
+static int kind;
+static const unsigned *nvml_inits;   /* the fake's count of nvmlInit_v2 calls */
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* The fake NVML the engine loads (same name, so the same object). */
+static int setup(void **state)
+{
+    (void)state;
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "FAIL: the test-only libnvidia-ml.so.1 is not on LD_LIBRARY_PATH\n");
+        return -1;
+    }
+    nvml_inits = dlsym(h, "fake_nvml_init_calls");
+    if (!nvml_inits) {
+        fprintf(stderr, "FAIL: libnvidia-ml.so.1 is not tests/nvidia/fake-nvml\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* One query of each type the test uses, in the current context; 0 when all is as expected. */
+struct result {
+    GLuint host_cpu, nvidia;     /* the query ids this context gave */
+    char why[256];
+};
+
+#define CHECK(r, cond)                                                                   \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            if (!(r)->why[0])                                                            \
+                snprintf((r)->why, sizeof((r)->why), "%s:%d: %s", __FILE__, __LINE__,    \
+                         #cond);                                                         \
+            return -1;                                                                   \
+        }                                                                                \
+    } while (0)
+
+static int one_query(struct gltest *t, GLuint qid, struct result *r, double *power)
+{
+    GLuint size = 0;
+    t->gl.glGetPerfQueryInfoINTEL(qid, 0, NULL, &size, NULL, NULL, NULL);
+    CHECK(r, size > 0);
+    unsigned char *data = calloc(1, size);
+    CHECK(r, data != NULL);
+    GLuint h = 0;
+    t->gl.glCreatePerfQueryINTEL(qid, &h);
+    t->gl.glBeginPerfQueryINTEL(h);
+    gltest_draw_triangles(t, 16, 0);
+    sleep_ms(20);
+    t->gl.glEndPerfQueryINTEL(h);
+    GLuint written = gltest_result_wait(t, h, data, size);
+    t->gl.glDeletePerfQueryINTEL(h);
+    GLenum err = t->gl.glGetError();
+    int i = power ? gltest_counter_index(t, qid, "nvml-gpu0/average-power") : -1;
+    if (power && i >= 0) {
+        GLuint off = 0, csize = 0;
+        t->gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, 0, NULL, 0, NULL, &off, &csize,
+                                        NULL, NULL, NULL);
+        memcpy(power, data + off, sizeof(*power));
+    }
+    free(data);
+    CHECK(r, err == GL_NO_ERROR);
+    CHECK(r, written == size);
+    CHECK(r, !power || i >= 0);
+    return 0;
+}
+
+/* The context current on this thread: its ids, one Host CPU and one NVIDIA Device query (the
+ * fake's power is 100 W, so every mean is exactly that). */
+static int use_context(struct gltest *t, struct result *r)
+{
+    r->host_cpu = gltest_query_id(t, "Host CPU");
+    r->nvidia = gltest_query_id(t, "NVIDIA Device");
+    CHECK(r, r->host_cpu != 0);
+    CHECK(r, r->nvidia != 0);
+    double power = 0;
+    if (one_query(t, r->host_cpu, r, NULL) != 0 || one_query(t, r->nvidia, r, &power) != 0)
+        return -1;
+    CHECK(r, fabs(power - 100.0) < 1e-6);
+    return 0;
+}
+
+/* Contexts one after another, each gone before the next: NVML is initialised once. */
+static void test_sequential_contexts_one_engine(void **state)
+{
+    (void)state;
+    GLuint host_cpu = 0, nvidia = 0;
+    for (int i = 0; i < SEQUENTIAL_CONTEXTS; i++) {
+        struct gltest t;
+        assert_int_equal(gltest_create(&t, kind, 64, 64), 0);
+        assert_int_equal(gltest_make_current(&t), 0);
+        struct result r = {0};
+        int rc = use_context(&t, &r);
+        if (rc)
+            fprintf(stderr, "context %d: %s\n", i, r.why);
+        assert_int_equal(rc, 0);
+        if (i == 0) {
+            host_cpu = r.host_cpu;
+            nvidia = r.nvidia;
+        }
+        /* Every context lists the same types in the same order. */
+        assert_int_equal(r.host_cpu, host_cpu);
+        assert_int_equal(r.nvidia, nvidia);
+        gltest_destroy(&t);
+    }
+    /* One instance per context would have initialised NVML once per context. */
+    assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
+}
+
+struct worker {
+    struct gltest t;
+    pthread_barrier_t *barrier;
+    struct result r[ROUNDS];
+    int rc;
+};
+
+static void *run(void *arg)
+{
+    struct worker *w = arg;
+    if (gltest_make_current(&w->t) != 0) {
+        snprintf(w->r[0].why, sizeof(w->r[0].why), "make current");
+        w->rc = -1;
+        pthread_barrier_wait(w->barrier);
+        return NULL;
+    }
+    /* All threads reach their first INTEL call together: they race to the process instance. */
+    pthread_barrier_wait(w->barrier);
+    for (int i = 0; i < ROUNDS && w->rc == 0; i++)
+        w->rc = use_context(&w->t, &w->r[i]);
+    gltest_release(&w->t);
+    return NULL;
+}
+
+/* Several contexts on several threads at once share the one instance. */
+static void test_threads_share_one_engine(void **state)
+{
+    (void)state;
+    struct worker w[THREADS];
+    pthread_t th[THREADS];
+    pthread_barrier_t barrier;
+    pthread_barrier_init(&barrier, NULL, THREADS);
+    memset(w, 0, sizeof(w));
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(gltest_create(&w[i].t, kind, 64, 64), 0);
+        w[i].barrier = &barrier;
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, run, &w[i]), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&barrier);
+    for (int i = 0; i < THREADS; i++) {
+        if (w[i].rc)
+            for (int k = 0; k < ROUNDS; k++)
+                if (w[i].r[k].why[0])
+                    fprintf(stderr, "thread %d round %d: %s\n", i, k, w[i].r[k].why);
+        assert_int_equal(w[i].rc, 0);
+        assert_int_equal(w[i].r[0].host_cpu, w[0].r[0].host_cpu);
+        assert_int_equal(w[i].r[0].nvidia, w[0].r[0].nvidia);
+        gltest_destroy(&w[i].t);
+    }
+    assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
+}
+
+int main(int argc, char **argv)
+{
+    kind = gltest_want_gles(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequential_contexts_one_engine),
+        cmocka_unit_test(test_threads_share_one_engine),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
