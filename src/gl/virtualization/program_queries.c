@@ -82,14 +82,16 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c && c->initialized && !c->finalized && !c->vq)
-        perfq_gl_vq(c);     /* so that program_seen is kept from the first query on */
+        perfq_gl_vq(c);     /* so that prog_maybe is kept from the first query on */
     c = vq_ctx();
     int slot = -1;
     struct perfq_gl_vq_slot *sl = busy_slot(c, target, index, &slot);
     if (!sl) {
+        /* Straight to the driver: the query may be active there from now on (if the driver
+         * accepts it), until the program ends a query of this target. */
         int s0 = perfq_gl_vq_slot_of(target, index);
         if (c && s0 >= 0)
-            c->vq->slots[s0].program_seen = 1;
+            c->vq->slots[s0].prog_maybe |= perfq_gl_vq_target_bit(target);
         if (c && c->vq->records.count && perfq_gl_name_table_get(&c->vq->records, id)) {
             /* A new query on a name whose old result was split: the old result is lost. */
             perfq_gl_call_checked_begin(c);
@@ -144,6 +146,7 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
             rec->native = id;
             if (perfq_gl_name_table_put(&c->vq->records, id, rec) == 0) {
                 atomic_fetch_add(&perfq_gl_vq_live_records, 1);
+                sl->users++;
                 perfq_gl_vq_add_active(sl, rec);
                 joining = rec;
                 sl->prog_rec = rec;
@@ -164,6 +167,10 @@ static void end_common(GLenum target, GLuint index, end_fn e, end_indexed_fn ei)
     int slot = -1;
     struct perfq_gl_vq_slot *sl = busy_slot(c, target, index, &slot);
     if (!sl) {
+        /* Whether the driver accepts it or not, no query of this target is active after it. */
+        int s0 = perfq_gl_vq_slot_of(target, index);
+        if (c && s0 >= 0)
+            c->vq->slots[s0].prog_maybe &= ~perfq_gl_vq_target_bit(target);
         call_end(target, index, e, ei);
         return;
     }

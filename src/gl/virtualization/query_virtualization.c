@@ -41,6 +41,15 @@ int perfq_gl_vq_slot_of(GLenum target, GLuint index)
     return -1;
 }
 
+unsigned perfq_gl_vq_target_bit(GLenum target)
+{
+    switch (target) {
+    case GL_ANY_SAMPLES_PASSED: return 2;
+    case GL_ANY_SAMPLES_PASSED_CONSERVATIVE: return 4;
+    default: return 1;
+    }
+}
+
 static int is_any_samples(GLenum target)
 {
     return target == GL_ANY_SAMPLES_PASSED || target == GL_ANY_SAMPLES_PASSED_CONSERVATIVE;
@@ -271,11 +280,12 @@ static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq
     return seg;
 }
 
-/* A segment off the queue: back to the pool, or deleted. */
+/* A segment off the queue: back to the pool (see PERFQ_GL_VQ_POOL_MAX), or deleted where GL
+ * cannot be called. */
 static void segment_free(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
                          struct perfq_gl_segment *seg, int gl_usable)
 {
-    if (gl_usable && sl->pool_n < PERFQ_GL_VQ_POOL_MAX) {
+    if (gl_usable) {
         seg->next = sl->pool;
         sl->pool = seg;
         sl->pool_n++;
@@ -286,6 +296,34 @@ static void segment_free(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
         c->vq->fn.del(1, &seg->name);
     free(seg);
     atomic_fetch_sub(&perfq_gl_vq_live_segments, 1);
+}
+
+/* The slot's last logical query is gone: the pool goes back to PERFQ_GL_VQ_POOL_MAX objects,
+ * deleted in batches (one driver call per 64). */
+static void pool_trim(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
+{
+    while (sl->pool_n > PERFQ_GL_VQ_POOL_MAX) {
+        GLuint names[64];
+        int n = 0;
+        while (n < 64 && sl->pool_n > PERFQ_GL_VQ_POOL_MAX) {
+            struct perfq_gl_segment *seg = sl->pool;
+            sl->pool = seg->next;
+            sl->pool_n--;
+            names[n++] = seg->name;
+            perfq_gl_name_table_remove(&c->vq->internal, seg->name);
+            free(seg);
+            atomic_fetch_sub(&perfq_gl_vq_live_segments, 1);
+        }
+        c->vq->fn.del(n, names);    /* the layer's own names: no error to catch */
+    }
+}
+
+void perfq_gl_vq_slot_user(struct perfq_gl_ctx *c, int slot, int delta, int gl_usable)
+{
+    struct perfq_gl_vq_slot *sl = &c->vq->slots[slot];
+    sl->users += delta;
+    if (sl->users == 0 && gl_usable && !sl->head)
+        pool_trim(c, sl);
 }
 
 /* The mark at the queue's end (shared with whoever took it in the same rotation). Where nothing
@@ -435,6 +473,8 @@ void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
     /* End the program's own driver query: it is the record's first piece. The layer has no
      * segment active here (the slot was idle), so the record's start mark is the queue's end. */
     perfq_gl_vq_end_driver(c, sl->prog_target, sl->index);
+    sl->prog_maybe &= ~perfq_gl_vq_target_bit(sl->prog_target);
+    sl->users++;
     rec->start = mark_take(sl);
     struct perfq_gl_vquery *old = perfq_gl_name_table_remove(&c->vq->records, rec->name);
     if (old)
@@ -490,6 +530,7 @@ void perfq_gl_vq_release(struct perfq_gl_ctx *c, struct perfq_gl_vquery *q)
     int gl_usable = !c->finalized && perfq_gl_tls_current == c;
     mark_put(c, sl, q->start, gl_usable);
     mark_put(c, sl, q->end, gl_usable);
+    perfq_gl_vq_slot_user(c, q->slot, -1, gl_usable);
     if (q->program)
         atomic_fetch_sub(&perfq_gl_vq_live_records, 1);
     else
@@ -508,11 +549,12 @@ static void discover_program_query(struct perfq_gl_ctx *c, int slot)
     int n = slot == 0 ? 3 : 1;
     sl->prog_name = 0;
     /* The layer sees every glBeginQuery* of the program (wrapped by name, by GetProcAddress and
-     * through dlopen): a slot the program never used has no program query to find. */
-    if (!sl->program_seen)
+     * through dlopen): only a target it saw begun and not ended can have a program query. */
+    if (!sl->prog_maybe)
         return;
     for (int i = 0; i < n; i++) {
-        if (!perfq_gl_vquery_target_supported(&c->pub, targets[i]))
+        if (!(sl->prog_maybe & perfq_gl_vq_target_bit(targets[i])) ||
+            !perfq_gl_vquery_target_supported(&c->pub, targets[i]))
             continue;
         GLint name = 0;
         if (sl->index != 0 && c->pub.gl->glGetQueryIndexediv)
@@ -548,13 +590,19 @@ perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *pub, GLenum target
     q->active = 1;
     atomic_fetch_add(&perfq_gl_vq_live_vqueries, 1);
     struct perfq_gl_vq_slot *sl = &s->slots[slot];
-    perfq_gl_error_guard_begin(pub);
+    sl->users++;
+    /* Where no program query can be active on the slot (prog_maybe clear), ending and beginning
+     * the layer's own segments on its own names raises none of the errors GL 4.6 4.2.1 lists:
+     * no glGetError round trip (two per call were most of the layer's cost: issue 10). */
+    int guard = sl->prog_maybe != 0;
+    if (guard)
+        perfq_gl_error_guard_begin(pub);
     if (!sl->active)
         discover_program_query(c, slot);
     perfq_gl_vq_split_program(c, slot);
     perfq_gl_vq_add_active(sl, q);
     perfq_gl_vq_rotate(c, slot, q, NULL);
-    GLenum err = perfq_gl_error_guard_end(pub);
+    GLenum err = guard ? perfq_gl_error_guard_end(pub) : GL_NO_ERROR;
     if (err != GL_NO_ERROR || !sl->cur || !q->start) {
         perfq_gl_vquery_end(pub, q);
         perfq_gl_vquery_free(pub, q);
@@ -573,9 +621,9 @@ perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *pub, struct perfq_gl
     perfq_gl_vq_remove_active(sl, q);
     q->active = 0;
     q->ended = 1;
-    perfq_gl_error_guard_begin(pub);
+    /* The slot is the layer's while q was active (the program's queries there were records), so
+     * this ends the layer's segment and begins another: no guard (see perfq_gl_vquery_begin). */
     perfq_gl_vq_rotate(c, q->slot, NULL, q);
-    perfq_gl_error_guard_end(pub);
     return PERFQ_OK;
 }
 
@@ -586,9 +634,10 @@ perfq_status_t perfq_gl_vquery_result(struct perfq_gl_context *pub, struct perfq
     if (!q || !value)
         return PERFQ_EINVAL;
     GLuint64 v = 0;
-    perfq_gl_error_guard_begin(pub);
+    /* Reads of ended query objects (the layer's, or a program record's own): none of the errors
+     * of GL 4.6 4.2.3 can arise, and a bound GL_QUERY_BUFFER is unbound around them: no
+     * guard. */
     perfq_status_t st = perfq_gl_vq_value(c, q, wait, &v);
-    perfq_gl_error_guard_end(pub);
     if (st == PERFQ_OK)
         *value = v;
     return st;

@@ -21,6 +21,9 @@
 #include "gl/virtualization/name_table.h"
 
 #define PERFQ_GL_VQ_SLOTS 17
+/* A slot's pool of driver query objects keeps every segment read while logical queries live on
+ * the slot (a profiler with N queries outstanding reuses N objects instead of creating and
+ * deleting one per query: issue 10), and goes back to this many when the last one is freed. */
 #define PERFQ_GL_VQ_POOL_MAX 8
 
 /* A piece of a slot's queue, in command order: a segment (a driver query object the layer
@@ -67,7 +70,14 @@ struct perfq_gl_vq_slot {
     uint64_t serial;                /* segments begun on this slot */
     struct perfq_gl_segment *pool;
     int pool_n;
-    int program_seen;               /* the program has begun a query on this slot */
+    int users;                      /* logical queries on the slot not freed yet (records too) */
+    /* The program's targets on this slot whose driver query may be active now, one bit per
+     * target (the occlusion slot's three: perfq_gl_vq_target_bit): set when the program begins
+     * one while the layer has nothing active here (the call goes straight to the driver), cleared
+     * when it ends one. The layer sees each glBeginQuery and glEndQuery call of the program, so a
+     * clear bit means no such query is active, and the layer neither asks the driver
+     * (GL_CURRENT_QUERY) nor brackets its own calls with glGetError there (issue 10). */
+    unsigned prog_maybe;
 };
 
 /* The query entry points that work in a context (core, or *EXT in GLES 2). */
@@ -95,6 +105,10 @@ struct perfq_gl_vq_state {
 struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
 /* The slot of (target, index), or -1 for targets the layer never shares. */
 int perfq_gl_vq_slot_of(GLenum target, GLuint index);
+/* The target's bit in its slot's prog_maybe. */
+unsigned perfq_gl_vq_target_bit(GLenum target);
+/* A logical query (or program record) on the slot is made / freed. */
+void perfq_gl_vq_slot_user(struct perfq_gl_ctx *ctx, int slot, int delta, int gl_usable);
 /* Ends the segment active at the driver, gives `leaving` (just taken off the active list) its
  * end mark and `joining` (just put on it) its start mark (either may be NULL), and, if logical
  * queries remain active, begins a new segment, which all of them cover: O(1) in their number. */
