@@ -32,7 +32,9 @@
  * --count: instead of timing, one pass of each variant with the driver functions the layer
  * calls replaced by counting wrappers (the real table, perfq_gl_real_table): calls per
  * iteration of each, for the layer and for the same work by hand.
- * Usage: bench-gl-patterns [--count] [--paths=query,fence] [--rounds=N] [--iterations=N]
+ * --calls: the time of single driver calls the layer may make per query (glGetError,
+ * glGetQueryiv, glGenQueries + glDeleteQueries, glGetIntegerv) and of a calloc + free.
+ * Usage: bench-gl-patterns [--count|--calls] [--paths=query,fence] [--rounds=N] [--iterations=N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ static struct glt T;
 static int iterations = 4000;
 static int rounds = 5;
 static int counting;
+static int calls_only;
 static const int batches[3] = {1, 64, 4000};
 static const char *const batch_names[3] = {"waited", "every 64", "at end"};
 
@@ -333,6 +336,56 @@ static double run_intel(int batch, const GLuint *h, void *data, GLuint size)
     return (double)(glt_now_ns() - t0) / iterations;
 }
 
+/* ---- single driver calls (--calls) ---------------------------------------------------- */
+
+static double time_calls(int which, int n)
+{
+    const struct perfq_gl_dispatch *real = perfq_gl_dispatch();
+    GLuint q = 0;
+    GLint v = 0;
+    real->glGenQueries(1, &q);
+    uint64_t t0 = glt_now_ns();
+    for (int i = 0; i < n; i++) {
+        switch (which) {
+        case 0: sink += real->glGetError(); break;
+        case 1: real->glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &v); sink += (GLuint)v; break;
+        case 2: {
+            GLuint t = 0;
+            real->glGenQueries(1, &t);
+            real->glDeleteQueries(1, &t);
+            break;
+        }
+        case 3: real->glGetIntegerv(GL_QUERY_BUFFER_BINDING, &v); sink += (GLuint)v; break;
+        case 4: {
+            void *p = calloc(1, 96);
+            sink += (uintptr_t)p & 1;
+            free(p);
+            break;
+        }
+        default: break;
+        }
+    }
+    double r = (double)(glt_now_ns() - t0) / n;
+    real->glDeleteQueries(1, &q);
+    return r;
+}
+
+static void run_calls(void)
+{
+    static const char *const names[] = {
+        "glGetError", "glGetQueryiv(CURRENT_QUERY)", "glGenQueries(1) + glDeleteQueries(1)",
+        "glGetIntegerv(QUERY_BUFFER_BINDING)", "calloc(96) + free",
+    };
+    printf("single calls, ns each (median of 5 x 20000):\n");
+    for (int w = 0; w < 5; w++) {
+        double t[5];
+        time_calls(w, 1000);
+        for (int r = 0; r < 5; r++)
+            t[r] = time_calls(w, 20000);
+        printf("  %-40s %8.1f\n", names[w], median(t, 5));
+    }
+}
+
 /* ---- one path ------------------------------------------------------------------------- */
 
 /* The INTEL counters of "Pipeline Statistics" and the driver query behind each, in the order
@@ -510,7 +563,9 @@ static void run_path(const char *path)
     iterations = saved_iterations;
     glt_error();
 
-    if (counting) {
+    if (calls_only) {
+        run_calls();
+    } else if (counting) {
         printf("driver calls per iteration (%d iterations; each pattern):\n", iterations);
         for (int bi = 0; bi < 3; bi++) {
             printf(" %s:\n", batch_names[bi]);
@@ -576,6 +631,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--count") == 0)
             counting = 1;
+        else if (strcmp(argv[i], "--calls") == 0)
+            calls_only = 1;
         else if (strncmp(argv[i], "--paths=", 8) == 0)
             paths = argv[i] + 8;
         else if (strncmp(argv[i], "--rounds=", 9) == 0)
@@ -583,7 +640,7 @@ int main(int argc, char **argv)
         else if (strncmp(argv[i], "--iterations=", 13) == 0)
             iterations = atoi(argv[i] + 13);
         else {
-            fprintf(stderr, "usage: %s [--count] [--paths=query,fence] [--rounds=N] "
+            fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence] [--rounds=N] "
                     "[--iterations=N]\n", argv[0]);
             return 2;
         }
