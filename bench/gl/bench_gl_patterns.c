@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "gl_test.h"
-#include "gl/layer_internal.h"
+#include "gl/contexts/layer_internal.h"
 
 #define MAX_ROUNDS 15
 #define MAX_HAND 16
