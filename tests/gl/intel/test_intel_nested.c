@@ -153,30 +153,41 @@ static void test_nested_different_types(void **state)
 
 /* GPU time of nested instances (any context with a GPU timer, GLES included): the outer
  * interval contains the inner one, so its time is at least the inner's, and both are > 0. */
+/* Nested "GPU Time" instances: the inner interval inside the outer one. On the fence path
+ * (llvmpipe) a stamp taken late on a loaded machine makes the interval disjoint, which is then
+ * the right answer (gpu_timer.c): the order holds in every attempt, and one attempt in five
+ * must be clean (the lesson of test_timer_service). */
 static void test_nested_gpu_time(void **state)
 {
     (void)state;
     GLuint id = gltest_query_id(&T, "GPU Time");
     if (!id)
         skip();
-    GLuint outer = create(id), inner = create(id);
-    GL.glBeginPerfQueryINTEL(outer);
-    gltest_draw_quad(&T, 200);
-    GL.glBeginPerfQueryINTEL(inner);
-    gltest_draw_quad(&T, 400);
-    GL.glEndPerfQueryINTEL(inner);
-    gltest_draw_quad(&T, 200);
-    GL.glEndPerfQueryINTEL(outer);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
-    uint64_t to = read_counter(id, outer, "GPU Time Elapsed");
-    uint64_t ti = read_counter(id, inner, "GPU Time Elapsed");
-    fprintf(stderr, "nested GPU time: outer %llu ns, inner %llu ns\n", (unsigned long long)to,
-            (unsigned long long)ti);
-    assert_true(ti > 0);
-    assert_true(to >= ti);
-    assert_int_equal(read_counter(id, outer, "GPU Time Disjoint"), 0);
-    GL.glDeletePerfQueryINTEL(outer);
-    GL.glDeletePerfQueryINTEL(inner);
+    int clean = 0, attempts = 0;
+    while (attempts < 5 && !clean) {
+        attempts++;
+        GLuint outer = create(id), inner = create(id);
+        GL.glBeginPerfQueryINTEL(outer);
+        gltest_draw_quad(&T, 200);
+        GL.glBeginPerfQueryINTEL(inner);
+        gltest_draw_quad(&T, 400);
+        GL.glEndPerfQueryINTEL(inner);
+        gltest_draw_quad(&T, 200);
+        GL.glEndPerfQueryINTEL(outer);
+        assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+        uint64_t to = read_counter(id, outer, "GPU Time Elapsed");
+        uint64_t ti = read_counter(id, inner, "GPU Time Elapsed");
+        uint64_t disjoint = read_counter(id, outer, "GPU Time Disjoint");
+        fprintf(stderr, "nested GPU time: outer %llu ns, inner %llu ns, disjoint %llu\n",
+                (unsigned long long)to, (unsigned long long)ti, (unsigned long long)disjoint);
+        assert_true(ti > 0);
+        assert_true(to >= ti);
+        clean = disjoint == 0;
+        GL.glDeletePerfQueryINTEL(outer);
+        GL.glDeletePerfQueryINTEL(inner);
+    }
+    fprintf(stderr, "a clean outer interval after %d attempt(s)\n", attempts);
+    assert_true(clean);
 }
 
 static uint64_t own_result(GLuint q)
