@@ -621,9 +621,15 @@ perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *pub, struct perfq_gl
     perfq_gl_vq_remove_active(sl, q);
     q->active = 0;
     q->ended = 1;
-    /* The slot is the layer's while q was active (the program's queries there were records), so
-     * this ends the layer's segment and begins another: no guard (see perfq_gl_vquery_begin). */
+    /* The slot is the layer's while q was active (the program's queries begun meanwhile are
+     * records), so this ends the layer's segment and begins another: no guard where no native
+     * program query can be active beside it (see perfq_gl_vquery_begin). */
+    int guard = sl->prog_maybe != 0;
+    if (guard)
+        perfq_gl_error_guard_begin(pub);
     perfq_gl_vq_rotate(c, q->slot, NULL, q);
+    if (guard)
+        perfq_gl_error_guard_end(pub);
     return PERFQ_OK;
 }
 
