@@ -207,7 +207,7 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, int program_profiling)
         char name[256] = "";
         if (perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(name) - 1, name,
                                           NULL) == CL_SUCCESS)
-            snprintf(r.name, sizeof(r.name), "%s", name);
+            snprintf(r.name, sizeof(r.name), "%.*s", (int)sizeof(r.name) - 1, name);
     }
     perfq_stat_channel_send(&r);
 }
