@@ -116,7 +116,11 @@ static cl_int load_counters(void)
             ci.storage > PERFQ_STORAGE_FLOAT64)   /* the extension has no BOOL32 */
             continue;
         struct perfq_cl_counter *c = &counters[k++];
-        c->info.unit = (cl_performance_counter_unit_codeplay)ci.unit;
+        /* The extension's units are perfq's 0..10; joules (perfq's own) has no token there:
+         * GENERIC, the description naming joules (docs/nvidia-providers.md). */
+        c->info.unit = ci.unit == PERFQ_UNIT_JOULES
+                           ? CL_PERFORMANCE_COUNTER_UNIT_GENERIC_CODEPLAY
+                           : (cl_performance_counter_unit_codeplay)ci.unit;
         c->info.storage = (cl_performance_counter_storage_codeplay)ci.storage;
         c->info.uuid = ci.uuid;
         copy_string(c->info.name, sizeof(c->info.name), ci.name);

@@ -7,9 +7,11 @@
  * are constant and known: 100 W, SM 1000 MHz, memory 2619 MHz, utilisation 50 %, 40 C. Means of
  * constants are exact whatever the load, so every value is checked exactly. Runs everywhere
  * (llvmpipe here, the NVIDIA driver on the GPU machine).
- * Without --fake: the real libnvidia-ml; skips, naming it, where the driver is absent; checks
- * plausible values (power > 0, clocks > 0, energy = mean power x interval within 10 %).
+ * Without --fake: the real libnvidia-ml, plausible values (power > 0, clocks > 0, energy > 0)
+ * and "NVIDIA GPU Hardware" (CUPTI) around heavy shading. Where libnvidia-ml.so.1 is absent (CI,
+ * the development machines) it checks instead that no NVIDIA type or group appears at all.
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -266,6 +268,32 @@ static void test_intel_nvidia_hardware(void **state)
     T.gl.glDeletePerfQueryINTEL(h);
 }
 
+/* No driver: nothing NVIDIA is listed, in INTEL types or EGL groups (the catalog lists the
+ * groups "nvml", "gpm", "cupti" unavailable; the layers show only available ones). */
+static void test_no_driver(void **state)
+{
+    (void)state;
+    const char *types[] = {"NVIDIA Device", "NVIDIA GPU Hardware", "nvml", "gpm", "cupti",
+                           "nvml-gpu0", "gpm-gpu0", "cupti-gpu0"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        assert_int_equal(gltest_query_id(&T, types[i]), 0);
+    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
+        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
+    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
+        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
+    assert_non_null(GetConstant);
+    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
+    assert_true(groups > 0);   /* Host CPU, Driver Counters... are there */
+    for (EGLint g = 0; g < groups; g++) {
+        char name[64];
+        EGLint n, max_active;
+        assert_true(GetGroupInfo(g, sizeof(name), name, &n, &max_active));
+        assert_null(strstr(name, "nvml"));
+        assert_null(strstr(name, "gpm"));
+        assert_null(strstr(name, "cupti"));
+    }
+}
+
 int main(int argc, char **argv)
 {
     fake = argc > 1 && strcmp(argv[1], "--fake") == 0;
@@ -276,13 +304,17 @@ int main(int argc, char **argv)
     }
     if (rc || gltest_make_current(&T))
         return 1;
-    if (!fake && gltest_query_id(&T, "NVIDIA Device") == 0) {
-        /* The type exists wherever libnvidia-ml.so.1 opens and finds a device. */
-        printf("SKIP: no \"NVIDIA Device\" query type: libnvidia-ml.so.1 (the NVIDIA driver) "
-               "is not on this machine, or it found no device\n");
+    void *nvml = fake ? NULL : dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!fake && !nvml) {
+        printf("libnvidia-ml.so.1 (the NVIDIA driver) is not on this machine: checking that no "
+               "NVIDIA query type or EGL group appears\n");
+        const struct CMUnitTest absent[] = {cmocka_unit_test(test_no_driver)};
+        rc = cmocka_run_group_tests(absent, NULL, NULL);
         gltest_destroy(&T);
-        return INTEL_TEST_SKIP;
+        return rc;
     }
+    if (nvml)
+        dlclose(nvml);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intel_nvidia_device),
         cmocka_unit_test(test_egl_brcm_nvidia_group),
