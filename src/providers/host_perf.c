@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +259,16 @@ static perfq_status_t read_group(struct event_group *g, uint64_t *buf)
     if (!g->count)
         return PERFQ_OK;
     size_t want = (3 + g->count) * sizeof(uint64_t);
-    ssize_t n = read(g->fds[0], buf, want);
+    /* A read of an inherited group fails with ECHILD while the kernel is copying the group
+     * into a thread or process the target is creating at that moment (seen on Linux 6.18:
+     * about 1 read in 170 of a process that creates threads in a loop, at most 19 in a row;
+     * a TSan-built child starts its background thread right after fork, before perfq stat's
+     * begin). Transient: retried, a bounded number of times. */
+    ssize_t n;
+    int tries = 0;
+    while ((n = read(g->fds[0], buf, want)) < 0 && (errno == ECHILD || errno == EINTR) &&
+           ++tries < 10000)
+        sched_yield();
     if (n != (ssize_t)want || buf[0] != g->count)
         return PERFQ_ESYS;
     return PERFQ_OK;
