@@ -512,7 +512,8 @@ static void test_timer_service(void **state)
 }
 
 /* ---- hooks ---- */
-static int created_calls, destroyed_calls, destroyed_gl_usable = -1;
+/* Atomic: test_two_threads makes contexts current on two threads at once (TSan). */
+static _Atomic int created_calls, destroyed_calls, destroyed_gl_usable = -1;
 static void *hook_created(const struct perfq_gl_scope_object *at)
 {
     assert_int_equal(at->scope, PERFQ_GL_SCOPE_CONTEXT);
