@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/provider.h"
@@ -220,6 +221,58 @@ static int kind_of(const struct perfq_counter_desc *d)
     return d->code == PERF_TYPE_HARDWARE ? GROUP_HARDWARE : GROUP_SOFTWARE;
 }
 
+/* Opens the requested events into s's groups; 0, or the status to return. */
+static perfq_status_t open_groups(struct host_session *s, const struct perfq_session_request *req,
+                                  pid_t pid, int on_exec)
+{
+    for (size_t i = 0; i < req->count; i++) {
+        int k = kind_of(req->counters[i]);
+        struct event_group *g = &s->groups[k];
+        if (g->count == MAX_GROUP)
+            return PERFQ_EBUSY;
+        int fd = open_event(req->counters[i], pid, g->count ? g->fds[0] : -1, on_exec);
+        if (fd < 0) {
+            int err = errno;
+            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP
+                 : err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ESYS;
+        }
+        s->kind[i] = (uint8_t)k;
+        s->slot[i] = (uint8_t)g->count;
+        g->fds[g->count++] = fd;
+    }
+    return PERFQ_OK;
+}
+
+static void close_groups(struct host_session *s)
+{
+    for (int g = 0; g < GROUP_KINDS; g++) {
+        for (size_t i = 0; i < s->groups[g].count; i++)
+            close(s->groups[g].fds[i]);
+        s->groups[g].count = 0;
+    }
+}
+
+/* 1 when some group cannot be read because a thread of the target inherited it while it was
+ * still being built: the kernel then refuses every read of the group with ECHILD for as long
+ * as that thread lives (Linux 6.18; a PID target that creates a thread during open, such as a
+ * TSan-built child of perfq stat starting its background thread). */
+static perfq_status_t read_group(struct event_group *g, uint64_t *buf);
+
+static int inherited_incomplete(struct host_session *s)
+{
+    /* A thread being created while the last event was added finishes its copy within
+     * microseconds: look after it has. A refusal that lasts past read_group's retries is not
+     * the moment of a copy. */
+    struct timespec pause = {0, 500000};
+    nanosleep(&pause, NULL);
+    for (int k = 0; k < GROUP_KINDS; k++) {
+        uint64_t buf[3 + MAX_GROUP];
+        if (read_group(&s->groups[k], buf) != PERFQ_OK && errno == ECHILD)
+            return 1;
+    }
+    return 0;
+}
+
 static perfq_status_t host_session_open(void *state, const struct perfq_session_request *req,
                                         void **session)
 {
@@ -232,23 +285,22 @@ static perfq_status_t host_session_open(void *state, const struct perfq_session_
     pid_t pid = req->target.kind == PERFQ_TARGET_PID ? req->target.pid : 0;
     int on_exec = req->target.kind == PERFQ_TARGET_PID && req->target.enable_on_exec;
     s->count = req->count;
-    for (size_t i = 0; i < req->count; i++) {
-        int k = kind_of(req->counters[i]);
-        struct event_group *g = &s->groups[k];
-        if (g->count == MAX_GROUP) {
-            host_session_close(s);
-            return PERFQ_EBUSY;
-        }
-        int fd = open_event(req->counters[i], pid, g->count ? g->fds[0] : -1, on_exec);
-        if (fd < 0) {
-            int err = errno;
-            host_session_close(s);
-            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP
-                 : err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ESYS;
-        }
-        s->kind[i] = (uint8_t)k;
-        s->slot[i] = (uint8_t)g->count;
-        g->fds[g->count++] = fd;
+    perfq_status_t st = open_groups(s, req, pid, on_exec);
+    /* A PID target that creates a thread while its groups are built: a member's open may fail
+     * (EINVAL: the leader's context changed under it), or the thread may take an incomplete
+     * copy. Built again, a bounded number of times (a target that creates threads all the
+     * time may do it again; reads then retry, read_group). */
+    for (int again = 0; pid && again < 64; again++) {
+        if (st == PERFQ_OK && !inherited_incomplete(s))
+            break;
+        if (st != PERFQ_OK && st != PERFQ_ESYS)
+            break;
+        close_groups(s);
+        st = open_groups(s, req, pid, on_exec);
+    }
+    if (st != PERFQ_OK) {
+        host_session_close(s);
+        return st;
     }
     *session = s;
     return PERFQ_OK;
@@ -261,13 +313,13 @@ static perfq_status_t read_group(struct event_group *g, uint64_t *buf)
     size_t want = (3 + g->count) * sizeof(uint64_t);
     /* A read of an inherited group fails with ECHILD while the kernel is copying the group
      * into a thread or process the target is creating at that moment (seen on Linux 6.18:
-     * about 1 read in 170 of a process that creates threads in a loop, at most 19 in a row;
-     * a TSan-built child starts its background thread right after fork, before perfq stat's
-     * begin). Transient: retried, a bounded number of times. */
+     * about 1 read in 170 of a process that creates threads in a loop, at most 19 in a row).
+     * Transient: retried, a bounded number of times. (A copy taken while the group was being
+     * built fails for good: host_session_open builds such a group again.) */
     ssize_t n;
     int tries = 0;
     while ((n = read(g->fds[0], buf, want)) < 0 && (errno == ECHILD || errno == EINTR) &&
-           ++tries < 10000)
+           ++tries < 1000)
         sched_yield();
     if (n != (ssize_t)want || buf[0] != g->count)
         return PERFQ_ESYS;
