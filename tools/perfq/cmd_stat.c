@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "stat_args.h"
 #include "stat_collect.h"
 #include "stat_interval.h"
 
@@ -35,16 +36,6 @@ static const char *const default_events[] = {
     "proc-io/read-bytes",  "proc-io/write-bytes",
 };
 
-struct stat_options {
-    char *events;              /* joined -e lists, or NULL for the defaults */
-    int json;
-    int csv;
-    const char *output;
-    int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
-    unsigned interval_ms;      /* -I MS: print the counters every MS ms; 0: only the total */
-    char **cmd;
-};
-
 struct stat_row {
     perfq_counter_info_t info;
     perfq_counter_id_t id;
@@ -56,70 +47,6 @@ static uint64_t monotonic_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int append_events(struct stat_options *o, const char *list)
-{
-    size_t old = o->events ? strlen(o->events) : 0;
-    char *n = realloc(o->events, old + strlen(list) + 2);
-    if (!n)
-        return -1;
-    if (old)
-        n[old++] = ',';
-    memcpy(n + old, list, strlen(list) + 1);
-    o->events = n;
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, struct stat_options *o)
-{
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-')
-            break;
-        if (strcmp(a, "-e") == 0 || strcmp(a, "--events") == 0) {
-            if (++i >= argc || append_events(o, argv[i]))
-                return fprintf(stderr, "perfq stat: %s needs a list of counters\n", a), -1;
-        } else if (strncmp(a, "--events=", 9) == 0) {
-            if (append_events(o, a + 9))
-                return -1;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--csv") == 0) {
-            o->csv = 1;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
-            o->output = argv[i];
-        } else if (strcmp(a, "-I") == 0 || strcmp(a, "--interval-print") == 0 ||
-                   (strncmp(a, "-I", 2) == 0 && a[2])) {
-            const char *v = a[2] && a[1] == 'I' ? a + 2 : ++i < argc ? argv[i] : NULL;
-            char *end = NULL;
-            unsigned long ms = v ? strtoul(v, &end, 10) : 0;
-            if (!v || !*v || *end || v[0] == '-' || ms < 10 || ms > 3600000)
-                return fprintf(stderr, "perfq stat: %s needs a whole number of milliseconds "
-                               "from 10 to 3600000\n", a[2] && a[1] == 'I' ? "-I" : a), -1;
-            o->interval_ms = (unsigned)ms;
-        } else if (strcmp(a, "--layers") == 0) {
-            o->layers = 1;
-        } else {
-            return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
-        }
-    }
-    if (o->json && o->csv)
-        return fprintf(stderr, "perfq stat: --json and --csv exclude each other\n"), -1;
-    if (o->csv && o->interval_ms)
-        return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
-    if (i >= argc)
-        return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[-I MS] [--json|--csv] [-o FILE] [--layers] -- CMD [ARGS])\n"), -1;
-    o->cmd = argv + i;
-    return 0;
 }
 
 int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id)
@@ -458,7 +385,7 @@ int cmd_stat(int argc, char **argv)
     perfq_t *pq = NULL;
     int rc = CLI_EXIT_USAGE;
     size_t n = 0;
-    if (!rows || !values || parse_args(argc, argv, &o))
+    if (!rows || !values || stat_parse_args(argc, argv, &o))
         goto out;
     perfq_status_t st = perfq_open(&pq);
     if (st != PERFQ_OK) {

@@ -1,0 +1,71 @@
+/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --layers, -- CMD. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat_args.h"
+
+static int append_events(struct stat_options *o, const char *list)
+{
+    size_t old = o->events ? strlen(o->events) : 0;
+    char *n = realloc(o->events, old + strlen(list) + 2);
+    if (!n)
+        return -1;
+    if (old)
+        n[old++] = ',';
+    memcpy(n + old, list, strlen(list) + 1);
+    o->events = n;
+    return 0;
+}
+
+int stat_parse_args(int argc, char **argv, struct stat_options *o)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (strcmp(a, "-e") == 0 || strcmp(a, "--events") == 0) {
+            if (++i >= argc || append_events(o, argv[i]))
+                return fprintf(stderr, "perfq stat: %s needs a list of counters\n", a), -1;
+        } else if (strncmp(a, "--events=", 9) == 0) {
+            if (append_events(o, a + 9))
+                return -1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
+            o->output = argv[i];
+        } else if (strcmp(a, "-I") == 0 || strcmp(a, "--interval-print") == 0 ||
+                   (strncmp(a, "-I", 2) == 0 && a[2])) {
+            const char *v = a[2] && a[1] == 'I' ? a + 2 : ++i < argc ? argv[i] : NULL;
+            char *end = NULL;
+            unsigned long ms = v ? strtoul(v, &end, 10) : 0;
+            if (!v || !*v || *end || v[0] == '-' || ms < 10 || ms > 3600000)
+                return fprintf(stderr, "perfq stat: %s needs a whole number of milliseconds "
+                               "from 10 to 3600000\n", a[2] && a[1] == 'I' ? "-I" : a), -1;
+            o->interval_ms = (unsigned)ms;
+        } else if (strcmp(a, "--layers") == 0) {
+            o->layers = 1;
+        } else {
+            return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
+        }
+    }
+    if (o->json && o->csv)
+        return fprintf(stderr, "perfq stat: --json and --csv exclude each other\n"), -1;
+    if (o->csv && o->interval_ms)
+        return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
+    if (i >= argc)
+        return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
+                       "[-I MS] [--json|--csv] [-o FILE] [--layers] -- CMD [ARGS])\n"), -1;
+    o->cmd = argv + i;
+    return 0;
+}
+
