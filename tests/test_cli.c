@@ -203,6 +203,15 @@ static void test_stat_signal_status(void **state)
     struct run_result *r = result();
     run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "kill -TERM $$", NULL});
     assert_int_equal(r->status, 128 + 15);
+    /* A command that crashes (SIGSEGV, core dumps or not): its status, and the counts. */
+    run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "ulimit -c 0; kill -SEGV $$", NULL});
+    assert_int_equal(r->status, 128 + 11);
+    assert_non_null(strstr(r->err, "host/task-clock"));
+    /* Killed by SIGKILL (which it cannot handle) after a child of its own ran. */
+    run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "sleep 0.2 & wait; kill -KILL $$",
+                                  NULL});
+    assert_int_equal(r->status, 128 + 9);
+    assert_non_null(strstr(r->err, "seconds time elapsed"));
 }
 
 static void test_bad_arguments_exit_2(void **state)
