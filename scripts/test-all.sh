@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds perfq three ways and runs every test:
 #   gcc            the whole suite (core, gl on Mesa llvmpipe, cl on PoCL)
-#   clang + ASan + UBSan   the whole suite again
+#   clang + ASan + UBSan   the whole suite again, and each fuzzer for 15 s (suite fuzz)
 #   clang + TSan   the whole suite again (driver races suppressed by library: tests/tsan)
 # Installs what it needs first (scripts/install-deps.sh). Ends with "N passed, M failed,
 # K skipped". With CI=true a skip is a failure unless the test's command declares the piece of the
@@ -94,9 +94,10 @@ check_install() {
 }
 
 mkdir -p "$out"
-CC=gcc run_suite gcc --
+# The soak suite (minutes long) runs by hand: docs/hardening.md.
+CC=gcc run_suite gcc -- --no-suite soak
 check_install
-CC=clang run_suite clang-asan-ubsan -Db_sanitize=address,undefined -Db_lundef=false --
+CC=clang run_suite clang-asan-ubsan -Db_sanitize=address,undefined -Db_lundef=false -- --no-suite soak
 # ThreadSanitizer over every suite. Races inside the drivers (Mesa, LLVM, PoCL: not
 # instrumented, their own futex-based locks) are suppressed by library name in
 # tests/tsan/tsan.supp, never a perfq frame (docs/hardening.md). The symbolizer is a static
@@ -107,7 +108,7 @@ if cc -static -O2 -o "$abs_out/llvm-symbolizer" tests/tsan/symbolizer.c; then
 fi
 # Slower under TSan: the tests' time limits are tripled.
 TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$PWD/tests/tsan/tsan.supp" \
-    CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --timeout-multiplier 3
+    CC=clang run_suite clang-tsan -Db_sanitize=thread -Db_lundef=false -- --timeout-multiplier 3 --no-suite soak
 
 echo
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
