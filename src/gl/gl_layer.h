@@ -103,6 +103,13 @@ int perfq_gl_share_group_contexts(const struct perfq_gl_share_group *group);
  * it. */
 void perfq_gl_record_error(struct perfq_gl_context *ctx, GLenum error);
 
+/* The object bound in the current context at a binding (GL_ARRAY_BUFFER_BINDING,
+ * GL_TEXTURE_BINDING_2D of the active unit, GL_RENDERBUFFER_BINDING, ...) as glGetIntegerv would
+ * return it, without asking the driver where the layer tracks the program's binds (the common
+ * buffer targets, texture units 0..31, the renderbuffer: src/gl/injection/layer_bindings.c).
+ * Call it right after a call the driver accepted on that binding's target. */
+GLuint perfq_gl_bound(struct perfq_gl_context *ctx, GLenum binding);
+
 /* For front ends that call the driver directly through ctx->gl: bracket the calls with these two
  * so the program's pending error survives and the calls' own errors are returned, not leaked.
  * perfq_gl_error_guard_end returns the first error the bracketed calls raised (GL_NO_ERROR if
@@ -215,6 +222,9 @@ struct perfq_gl_object_call {
     GLenum format, type;            /* glTexImage*: the client data's; else 0 */
     int64_t size;                   /* buffers: bytes; glCompressedTexImage*: imageSize; else -1 */
     GLuint source;                  /* VIEW: the original texture; BUFFER_TEXTURE: the buffer */
+    int replaces_storage;           /* ALLOCATE of a texture: 1 for immutable and multisample
+                                     * storage (Tex(ture)Storage*, TexImage*Multisample), which
+                                     * replaces every image; 0 for one image (TexImage*) */
 };
 
 /* Observers: called on the program's thread, after the real call, with the current context (a

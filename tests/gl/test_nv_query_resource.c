@@ -484,6 +484,99 @@ static void test_respecify_and_refused_calls(void **state)
     expect_type(OBJ_TEXTURE, 0, 0);
 }
 
+/* Storage calls by target name the object the program bound: the layer's record of the binds
+ * (src/gl/injection/layer_bindings.c) follows refused binds, deletions, texture units, DSA unit
+ * binds and vertex array objects (ELEMENT_ARRAY_BUFFER is VAO state). */
+static void test_bindings_tracked(void **state)
+{
+    (void)state;
+    PFNGLACTIVETEXTUREPROC active = (PFNGLACTIVETEXTUREPROC)eglGetProcAddress("glActiveTexture");
+    PFNGLBINDTEXTUREUNITPROC bind_unit =
+        (PFNGLBINDTEXTUREUNITPROC)eglGetProcAddress("glBindTextureUnit");
+    PFNGLGENVERTEXARRAYSPROC gen_vao =
+        (PFNGLGENVERTEXARRAYSPROC)eglGetProcAddress("glGenVertexArrays");
+    PFNGLBINDVERTEXARRAYPROC bind_vao =
+        (PFNGLBINDVERTEXARRAYPROC)eglGetProcAddress("glBindVertexArray");
+    PFNGLDELETEVERTEXARRAYSPROC delete_vao =
+        (PFNGLDELETEVERTEXARRAYSPROC)eglGetProcAddress("glDeleteVertexArrays");
+    assert_non_null(active);
+    assert_non_null(gen_vao);
+    assert_non_null(bind_vao);
+    GLuint a = buffer(1 * MIB), b = 0;
+    gl.glGenBuffers(1, &b);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, b);
+    gl.glBufferData(GL_ARRAY_BUFFER, 2 * MIB, NULL, GL_STATIC_DRAW);
+    expect_type(OBJ_BUFFER, 2, 1024 + 2048);
+    if (kind == GLT_CORE) {
+        /* A name never generated: the core profile refuses the bind, b stays bound. */
+        gl.glBindBuffer(GL_ARRAY_BUFFER, 777);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        gl.glBufferData(GL_ARRAY_BUFFER, 4 * MIB, NULL, GL_STATIC_DRAW);
+        expect_type(OBJ_BUFFER, 2, 1024 + 4096);
+        /* The same with the bind's error still pending at the storage call. */
+        gl.glBindBuffer(GL_ARRAY_BUFFER, 778);
+        gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STATIC_DRAW);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_BUFFER, 2, 1024 + 1024);
+    }
+    /* Deleting the bound buffer unbinds it: the next storage call is refused, not counted. */
+    gl.glDeleteBuffers(1, &b);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STATIC_DRAW);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* Texture units: each keeps its bindings. */
+    GLuint t0 = texture_2d(64, 64), t3 = 0;
+    f.gen_textures(1, &t3);
+    active(GL_TEXTURE3);
+    f.bind_texture(GL_TEXTURE_2D, t3);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    active(GL_TEXTURE0);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 2, 256 + 64);
+    if (kind == GLT_CORE && bind_unit) {
+        /* DSA: t0 bound to unit 3 without glBindTexture. */
+        bind_unit(3, t0);
+        active(GL_TEXTURE3);
+        f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 32, 32, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        expect_type(OBJ_TEXTURE, 2, 4 + 64);
+        active(GL_TEXTURE0);
+    }
+    /* Deleting a bound texture: unit 0's 2D binding reverts to the default texture (0). */
+    f.delete_textures(1, &t0);
+    if (kind == GLT_COMPAT) {
+        /* The compatibility profile's default texture holds storage: texture 0 is no object
+         * the accounting names. */
+        f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+    }
+    expect_type(OBJ_TEXTURE, 1, 64);
+    /* Vertex array objects: ELEMENT_ARRAY_BUFFER is theirs. */
+    GLuint vao[2], e[2];
+    gen_vao(2, vao);
+    gl.glGenBuffers(2, e);
+    bind_vao(vao[0]);
+    gl.glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, e[0]);
+    gl.glBufferData(GL_ELEMENT_ARRAY_BUFFER, 1 * MIB, NULL, GL_STATIC_DRAW);
+    bind_vao(vao[1]);
+    gl.glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, e[1]);
+    gl.glBufferData(GL_ELEMENT_ARRAY_BUFFER, 1 * MIB, NULL, GL_STATIC_DRAW);
+    bind_vao(vao[0]);
+    gl.glBufferData(GL_ELEMENT_ARRAY_BUFFER, 2 * MIB, NULL, GL_STATIC_DRAW);   /* e[0] */
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 3, 1024 + 2048 + 1024);
+    gl.glDeleteBuffers(1, &e[1]);
+    expect_type(OBJ_BUFFER, 2, 1024 + 2048);
+    bind_vao(0);
+    if (delete_vao)
+        delete_vao(2, vao);
+    gl.glDeleteBuffers(1, &e[0]);
+    gl.glDeleteBuffers(1, &a);
+    f.delete_textures(1, &t3);
+    expect_type(OBJ_BUFFER, 0, 0);
+    expect_type(OBJ_TEXTURE, 0, 0);
+}
+
 /* The oracle probe's sequence (shared/oracle/nv_query_resource_probe.c), checked against the
  * spec rather than against the NVIDIA driver's answers where those fail it. */
 static void test_probe_sequence_tags(void **state)
@@ -825,6 +918,7 @@ int main(int argc, char **argv)
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_respecify_and_refused_calls, setup_each,
                                         teardown_each),
+        cmocka_unit_test_setup_teardown(test_bindings_tracked, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_probe_sequence_tags, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_tag_attribution_and_current_tag, setup_each,
                                         teardown_each),

@@ -16,8 +16,11 @@ static void harvest(struct perfq_gl_ctx *c)
     if (!c->pub.gl->glGetError)
         return;
     GLenum e = c->pub.gl->glGetError();
-    if (e != GL_NO_ERROR && c->pending_error == GL_NO_ERROR)
-        c->pending_error = e;
+    if (e != GL_NO_ERROR) {
+        perfq_gl_bindings_forget(c);        /* a bind may be what failed */
+        if (c->pending_error == GL_NO_ERROR)
+            c->pending_error = e;
+    }
 }
 
 void perfq_gl_record_error(struct perfq_gl_context *pub, GLenum error)
@@ -72,8 +75,11 @@ GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c)
     if (!c->pub.gl->glGetError)
         return GL_NO_ERROR;
     GLenum e = c->pub.gl->glGetError();
-    if (e != GL_NO_ERROR && c->pending_error == GL_NO_ERROR)
-        c->pending_error = e;
+    if (e != GL_NO_ERROR) {
+        perfq_gl_bindings_forget(c);        /* the error may be an earlier bind's */
+        if (c->pending_error == GL_NO_ERROR)
+            c->pending_error = e;
+    }
     return e;
 }
 
@@ -86,5 +92,8 @@ PERFQ_GL_EXPORT GLenum glGetError(void)
         c->pending_error = GL_NO_ERROR;
         return e;
     }
-    return gl->glGetError ? gl->glGetError() : GL_NO_ERROR;
+    GLenum e = gl->glGetError ? gl->glGetError() : GL_NO_ERROR;
+    if (c && e != GL_NO_ERROR)
+        perfq_gl_bindings_forget(c);        /* the error may be a bind's (layer_bindings.c) */
+    return e;
 }

@@ -18,6 +18,22 @@ struct perfq_gl_vq_state;      /* query_virtualization.c */
 struct perfq_gl_prog_state;    /* program_queries.c */
 struct perfq_gl_timer_state;   /* gpu_timer.c */
 
+/* The objects bound in a context as the layer knows them (layer_bindings.c): a slot is used
+ * only while its known bit is set. */
+#define PERFQ_GL_BUFFER_SLOTS 11
+#define PERFQ_GL_TEXTURE_SLOTS 11
+#define PERFQ_GL_TRACKED_UNITS 32
+struct perfq_gl_bindings {
+    uint32_t buffers_known;                 /* bit per buffer slot */
+    GLuint buffer[PERFQ_GL_BUFFER_SLOTS];
+    int unit_known;
+    GLuint unit;                            /* the active texture unit, 0-based */
+    uint16_t textures_known[PERFQ_GL_TRACKED_UNITS];   /* bit per texture slot */
+    GLuint texture[PERFQ_GL_TRACKED_UNITS][PERFQ_GL_TEXTURE_SLOTS];
+    int renderbuffer_known;
+    GLuint renderbuffer;
+};
+
 struct perfq_gl_ctx {
     struct perfq_gl_context pub;            /* first: front ends see only this */
     struct perfq_gl_ctx *next;              /* in the context list (context_lock) */
@@ -42,6 +58,8 @@ struct perfq_gl_ctx {
     void *frontend_data[PERFQ_GL_MAX_FRONTENDS];    /* context-scoped front ends' data */
     int n_frontends;                        /* front ends whose context hooks ran */
     struct perfq_gl_share_group *group;     /* share_group.c: never NULL once created */
+
+    struct perfq_gl_bindings bindings;      /* layer_bindings.c */
 
     /* counters the layer keeps */
     uint64_t draw_calls;
@@ -88,6 +106,19 @@ void perfq_gl_context_stats(struct perfq_gl_layer_stats *out);
  * stays pending for the program). */
 void perfq_gl_call_checked_begin(struct perfq_gl_ctx *c);
 GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c);
+
+/* layer_bindings.c: every binding is asked again (a GL error was read: a bind may have failed). */
+static inline void perfq_gl_bindings_forget(struct perfq_gl_ctx *c)
+{
+    c->bindings.buffers_known = 0;
+    c->bindings.unit_known = 0;
+    for (int u = 0; u < PERFQ_GL_TRACKED_UNITS; u++)
+        c->bindings.textures_known[u] = 0;
+    c->bindings.renderbuffer_known = 0;
+}
+/* Objects deleted in the current context: their bindings revert to 0. */
+void perfq_gl_bindings_deleted(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLsizei n,
+                               const GLuint *names);
 
 /* extensions.c */
 void perfq_gl_extensions_init(struct perfq_gl_ctx *ctx);

@@ -47,6 +47,9 @@ typedef void (*perfq_PFNGLTEXIMAGE1DPROC)(GLenum, GLint, GLint, GLsizei, GLint, 
                                           const void *);
 typedef void (*perfq_PFNGLTEXIMAGE2DPROC)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum,
                                           GLenum, const void *);
+typedef void (*perfq_PFNGLBINDTEXTUREPROC)(GLenum, GLuint);
+typedef void (*perfq_PFNGLPOPATTRIBPROC)(void);
+typedef void (*perfq_PFNGLBINDVERTEXARRAYOESPROC)(GLuint);
 typedef void (*perfq_PFNVOIDFN)(void);
 typedef perfq_PFNVOIDFN (*perfq_PFNGLXGETPROCADDRESSPROC)(const GLubyte *);
 /* GLX handles as opaque pointers so that this header needs no Xlib. */
@@ -116,6 +119,20 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(perfq_PFNGLFINISHPROC, glFinish) \
     W(PFNGLBINDBUFFERPROC, glBindBuffer) \
     W(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
+    /* bindings the layer tracks (layer_bindings.c): storage calls by target need no query */ \
+    W(PFNGLBINDRENDERBUFFEREXTPROC, glBindRenderbufferEXT) \
+    W(PFNGLACTIVETEXTUREPROC, glActiveTexture) \
+    W(PFNGLACTIVETEXTUREARBPROC, glActiveTextureARB) \
+    W(perfq_PFNGLBINDTEXTUREPROC, glBindTexture) \
+    W(PFNGLBINDTEXTUREEXTPROC, glBindTextureEXT) \
+    W(PFNGLBINDTEXTURESPROC, glBindTextures) \
+    W(PFNGLBINDTEXTUREUNITPROC, glBindTextureUnit) \
+    W(PFNGLBINDMULTITEXTUREEXTPROC, glBindMultiTextureEXT) \
+    W(PFNGLBINDVERTEXARRAYPROC, glBindVertexArray) \
+    W(PFNGLBINDVERTEXARRAYAPPLEPROC, glBindVertexArrayAPPLE) \
+    W(perfq_PFNGLBINDVERTEXARRAYOESPROC, glBindVertexArrayOES) \
+    W(perfq_PFNGLPOPATTRIBPROC, glPopAttrib) \
+    W(perfq_PFNGLPOPATTRIBPROC, glPopClientAttrib) \
     W(perfq_PFNGLCLEARPROC, glClear) \
     X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
     X(perfq_PFNGLCOLORMASKPROC, glColorMask) \
@@ -125,7 +142,7 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \
     X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers) \
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
-    X(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
+    W(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
     X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
     /* sub-uploads (bytes counted for EGL_BRCM's Driver Counters: layer_uploads.c) */ \
     W(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \

@@ -1,9 +1,5 @@
 /*
- * Hot-path calls the layer wraps. glBindBuffer: the layer notes that the program has bound a
- * buffer to GL_QUERY_BUFFER (ARB_query_buffer_object), so that its own query reads check and
- * unbind it only in programs that use one (a glGetIntegerv less per read everywhere else).
- *
- * Draw calls and glClear the layer wraps: reported to front ends that observe them; draws counted
+ * Hot-path calls the layer wraps (glBindBuffer: layer_bindings.c). Draw calls and glClear the layer wraps: reported to front ends that observe them; draws counted
  * per context (a "layer" counter front ends may expose), and
  * the measure of the layer's cost on the hot path (bench/gl: a wrapped draw with no query
  * active costs a thread-local load, an increment and the forward).
@@ -46,24 +42,4 @@ PERFQ_GL_EXPORT void glClear(GLbitfield mask)
         if (c)
             perfq_gl_observe_clear(c, mask);
     }
-}
-
-PERFQ_GL_EXPORT void glBindBuffer(GLenum target, GLuint buffer)
-{
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c && target == GL_QUERY_BUFFER && buffer)
-        c->query_buffer_bound = 1;
-    perfq_gl_dispatch()->glBindBuffer(target, buffer);
-}
-
-PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
-{
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c && target == GL_QUERY_BUFFER && buffer)
-        c->query_buffer_bound = 1;
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (gl->glBindBufferARB)
-        gl->glBindBufferARB(target, buffer);
-    else
-        gl->glBindBuffer(target, buffer);
 }

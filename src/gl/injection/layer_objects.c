@@ -34,6 +34,14 @@ static inline struct perfq_gl_ctx *observer_context(void)
         perfq_gl_observe_object(c, &call); \
     } while (0)
 
+/* After an observed delete: bindings of the deleted names revert to 0 (layer_bindings.c). */
+static void forget_deleted(perfq_gl_object_kind_t kind, GLsizei n, const GLuint *names)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    if (c)
+        perfq_gl_bindings_deleted(c, kind, n, names);
+}
+
 /* Dimensions a call does not have are 1 (gl_layer.h). */
 #define DIMS(w, h, d) .width = (w), .height = (h), .depth = (d)
 #define NAMES(k, e) .kind = (k), .event = (e), .n = n, .names = names, DIMS(1, 1, 1), .size = -1
@@ -53,6 +61,7 @@ void glCreateBuffers(GLsizei n, GLuint *names)
 void glDeleteBuffers(GLsizei n, const GLuint *names)
 {
     OBSERVED(glDeleteBuffers, (n, names), NAMES(PERFQ_GL_OBJECT_BUFFER, PERFQ_GL_OBJECT_DELETE));
+    forget_deleted(PERFQ_GL_OBJECT_BUFFER, n, names);
 }
 
 #define BUFFER_ALLOC \
@@ -99,6 +108,7 @@ void glDeleteTextures(GLsizei n, const GLuint *names)
 {
     OBSERVED(glDeleteTextures, (n, names),
              NAMES(PERFQ_GL_OBJECT_TEXTURE, PERFQ_GL_OBJECT_DELETE));
+    forget_deleted(PERFQ_GL_OBJECT_TEXTURE, n, names);
 }
 
 #define TEX_ALLOC .kind = PERFQ_GL_OBJECT_TEXTURE, .event = PERFQ_GL_OBJECT_ALLOCATE
@@ -166,7 +176,7 @@ void glTexImage2DMultisample(GLenum target, GLsizei samples, GLenum internalform
                              GLsizei width, GLsizei height, GLboolean fixedsamplelocations)
 {
     OBSERVED(glTexImage2DMultisample,
-             (target, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC,
+             (target, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .target = target, .levels = 1, .internalformat = internalformat, DIMS(width, height,
              1), .samples = samples);
@@ -178,13 +188,13 @@ void glTexImage3DMultisample(GLenum target, GLsizei samples, GLenum internalform
 {
     OBSERVED(glTexImage3DMultisample,
              (target, samples, internalformat, width, height, depth, fixedsamplelocations),
-             TEX_ALLOC, .size = -1, .target = target, .levels = 1,
+             TEX_ALLOC, .replaces_storage = 1, .size = -1, .target = target, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth), .samples = samples);
 }
 
 void glTexStorage1D(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width)
 {
-    OBSERVED(glTexStorage1D, (target, levels, internalformat, width), TEX_ALLOC, .size = -1,
+    OBSERVED(glTexStorage1D, (target, levels, internalformat, width), TEX_ALLOC, .replaces_storage = 1, .size = -1,
              .target = target, .levels = levels, .internalformat = internalformat, DIMS(width, 1,
              1));
 }
@@ -192,7 +202,7 @@ void glTexStorage1D(GLenum target, GLsizei levels, GLenum internalformat, GLsize
 void glTexStorage2D(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width,
                     GLsizei height)
 {
-    OBSERVED(glTexStorage2D, (target, levels, internalformat, width, height), TEX_ALLOC, .size = -1,
+    OBSERVED(glTexStorage2D, (target, levels, internalformat, width, height), TEX_ALLOC, .replaces_storage = 1, .size = -1,
              .target = target, .levels = levels, .internalformat = internalformat, DIMS(width,
              height, 1));
 }
@@ -200,7 +210,7 @@ void glTexStorage2D(GLenum target, GLsizei levels, GLenum internalformat, GLsize
 void glTexStorage3D(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width,
                     GLsizei height, GLsizei depth)
 {
-    OBSERVED(glTexStorage3D, (target, levels, internalformat, width, height, depth), TEX_ALLOC,
+    OBSERVED(glTexStorage3D, (target, levels, internalformat, width, height, depth), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .target = target, .levels = levels, .internalformat = internalformat, DIMS(width,
              height, depth));
@@ -210,7 +220,7 @@ void glTexStorage2DMultisample(GLenum target, GLsizei samples, GLenum internalfo
                                GLsizei width, GLsizei height, GLboolean fixedsamplelocations)
 {
     OBSERVED(glTexStorage2DMultisample,
-             (target, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC,
+             (target, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .target = target, .levels = 1, .internalformat = internalformat, DIMS(width, height,
              1), .samples = samples);
@@ -222,13 +232,13 @@ void glTexStorage3DMultisample(GLenum target, GLsizei samples, GLenum internalfo
 {
     OBSERVED(glTexStorage3DMultisample,
              (target, samples, internalformat, width, height, depth, fixedsamplelocations),
-             TEX_ALLOC, .size = -1, .target = target, .levels = 1,
+             TEX_ALLOC, .replaces_storage = 1, .size = -1, .target = target, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth), .samples = samples);
 }
 
 void glTextureStorage1D(GLuint texture, GLsizei levels, GLenum internalformat, GLsizei width)
 {
-    OBSERVED(glTextureStorage1D, (texture, levels, internalformat, width), TEX_ALLOC, .size = -1,
+    OBSERVED(glTextureStorage1D, (texture, levels, internalformat, width), TEX_ALLOC, .replaces_storage = 1, .size = -1,
              .name = texture, .levels = levels, .internalformat = internalformat, DIMS(width, 1,
              1));
 }
@@ -236,7 +246,7 @@ void glTextureStorage1D(GLuint texture, GLsizei levels, GLenum internalformat, G
 void glTextureStorage2D(GLuint texture, GLsizei levels, GLenum internalformat, GLsizei width,
                         GLsizei height)
 {
-    OBSERVED(glTextureStorage2D, (texture, levels, internalformat, width, height), TEX_ALLOC,
+    OBSERVED(glTextureStorage2D, (texture, levels, internalformat, width, height), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .name = texture, .levels = levels, .internalformat = internalformat, DIMS(width,
              height, 1));
@@ -246,7 +256,7 @@ void glTextureStorage3D(GLuint texture, GLsizei levels, GLenum internalformat, G
                         GLsizei height, GLsizei depth)
 {
     OBSERVED(glTextureStorage3D, (texture, levels, internalformat, width, height, depth),
-             TEX_ALLOC, .size = -1, .name = texture, .levels = levels,
+             TEX_ALLOC, .replaces_storage = 1, .size = -1, .name = texture, .levels = levels,
              .internalformat = internalformat, DIMS(width, height, depth));
 }
 
@@ -255,7 +265,7 @@ void glTextureStorage2DMultisample(GLuint texture, GLsizei samples, GLenum inter
                                    GLboolean fixedsamplelocations)
 {
     OBSERVED(glTextureStorage2DMultisample,
-             (texture, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC,
+             (texture, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .name = texture, .levels = 1, .internalformat = internalformat, DIMS(width, height,
              1), .samples = samples);
@@ -267,7 +277,7 @@ void glTextureStorage3DMultisample(GLuint texture, GLsizei samples, GLenum inter
 {
     OBSERVED(glTextureStorage3DMultisample,
              (texture, samples, internalformat, width, height, depth, fixedsamplelocations),
-             TEX_ALLOC, .size = -1, .name = texture, .levels = 1, .internalformat = internalformat,
+             TEX_ALLOC, .replaces_storage = 1, .size = -1, .name = texture, .levels = 1, .internalformat = internalformat,
              DIMS(width, height, depth), .samples = samples);
 }
 
@@ -289,6 +299,7 @@ void glDeleteRenderbuffers(GLsizei n, const GLuint *names)
 {
     OBSERVED(glDeleteRenderbuffers, (n, names),
              NAMES(PERFQ_GL_OBJECT_RENDERBUFFER, PERFQ_GL_OBJECT_DELETE));
+    forget_deleted(PERFQ_GL_OBJECT_RENDERBUFFER, n, names);
 }
 
 #define RB_ALLOC .kind = PERFQ_GL_OBJECT_RENDERBUFFER, .event = PERFQ_GL_OBJECT_ALLOCATE, .size = -1
@@ -337,6 +348,7 @@ void glDeleteBuffersARB(GLsizei n, const GLuint *names)
 {
     OBSERVED(glDeleteBuffersARB, (n, names),
              NAMES(PERFQ_GL_OBJECT_BUFFER, PERFQ_GL_OBJECT_DELETE));
+    forget_deleted(PERFQ_GL_OBJECT_BUFFER, n, names);
 }
 
 void glNamedBufferDataEXT(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
@@ -397,7 +409,7 @@ void glCopyTexImage2D(GLenum target, GLint level, GLenum internalformat, GLint x
 
 void glTexStorage1DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width)
 {
-    OBSERVED(glTexStorage1DEXT, (target, levels, internalformat, width), TEX_ALLOC, .size = -1,
+    OBSERVED(glTexStorage1DEXT, (target, levels, internalformat, width), TEX_ALLOC, .replaces_storage = 1, .size = -1,
              .target = target, .levels = levels, .internalformat = internalformat,
              DIMS(width, 1, 1));
 }
@@ -405,7 +417,7 @@ void glTexStorage1DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLs
 void glTexStorage2DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLsizei width,
                        GLsizei height)
 {
-    OBSERVED(glTexStorage2DEXT, (target, levels, internalformat, width, height), TEX_ALLOC,
+    OBSERVED(glTexStorage2DEXT, (target, levels, internalformat, width, height), TEX_ALLOC, .replaces_storage = 1,
              .size = -1, .target = target, .levels = levels, .internalformat = internalformat,
              DIMS(width, height, 1));
 }
@@ -414,7 +426,7 @@ void glTexStorage3DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLs
                        GLsizei height, GLsizei depth)
 {
     OBSERVED(glTexStorage3DEXT, (target, levels, internalformat, width, height, depth),
-             TEX_ALLOC, .size = -1, .target = target, .levels = levels,
+             TEX_ALLOC, .replaces_storage = 1, .size = -1, .target = target, .levels = levels,
              .internalformat = internalformat, DIMS(width, height, depth));
 }
 
@@ -511,4 +523,5 @@ void glDeleteRenderbuffersEXT(GLsizei n, const GLuint *names)
 {
     OBSERVED(glDeleteRenderbuffersEXT, (n, names),
              NAMES(PERFQ_GL_OBJECT_RENDERBUFFER, PERFQ_GL_OBJECT_DELETE));
+    forget_deleted(PERFQ_GL_OBJECT_RENDERBUFFER, n, names);
 }

@@ -64,14 +64,12 @@ static GLuint object_of(struct perfq_gl_context *ctx, const struct perfq_gl_obje
     GLenum pname = c->kind == PERFQ_GL_OBJECT_BUFFER ? buffer_binding(c->target)
                  : c->kind == PERFQ_GL_OBJECT_TEXTURE ? texture_binding(c->target)
                  : c->target == GL_RENDERBUFFER ? GL_RENDERBUFFER_BINDING : 0;
-    if (!pname || !ctx->gl->glGetIntegerv)
+    if (!pname)
         return 0;
-    /* Not bracketed: the driver just accepted a call on this target, so its binding exists in
-     * this context and the query cannot raise an error (two glGetError calls saved per
-     * allocation: bench-nv-query-resource). */
-    GLint v = 0;
-    ctx->gl->glGetIntegerv(pname, &v);
-    return (GLuint)v;
+    /* The layer's record of the program's binds; where it has none, the driver is asked (not
+     * bracketed: the driver just accepted a call on this target, so its binding exists in this
+     * context and the query cannot raise an error). */
+    return perfq_gl_bound(ctx, pname);
 }
 
 /* A DSA texture's target (GL 4.5 GetTextureParameteriv TEXTURE_TARGET), else the one it was
@@ -106,6 +104,29 @@ static GLsizei renderbuffer_samples(struct perfq_gl_context *ctx, const struct p
     return got;
 }
 
+/* The format tables are searched linearly; a program uploads the same format again and again,
+ * so the thread's last answer is kept (the tables are constant). */
+static int format_lookup(GLenum internalformat, GLenum format, GLenum type,
+                         struct perfq_nvres_format *out)
+{
+    static __thread struct {
+        int valid, known;
+        GLenum internalformat, format, type;
+        struct perfq_nvres_format f;
+    } last;
+    if (!last.valid || last.internalformat != internalformat || last.format != format ||
+        last.type != type) {
+        last.known = perfq_nvres_format_lookup(internalformat, format, type, &last.f);
+        last.internalformat = internalformat;
+        last.format = format;
+        last.type = type;
+        last.valid = 1;
+    }
+    if (last.known)
+        *out = last.f;
+    return last.known;
+}
+
 static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_group *acc,
                              const struct perfq_gl_object_call *c, GLuint t, int32_t tag)
 {
@@ -113,8 +134,8 @@ static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_gr
         return;
     struct perfq_nvres_format f;
     /* Immutable and multisample storage replace every image; TexImage-style calls set one. */
-    if (strstr(c->function, "Storage") || strstr(c->function, "Multisample")) {
-        if (!perfq_nvres_format_lookup(c->internalformat, 0, 0, &f))
+    if (c->replaces_storage) {
+        if (!format_lookup(c->internalformat, 0, 0, &f))
             return;
         GLenum target = c->name ? texture_target(ctx, acc, t) : c->target;
         perfq_nvres_texture_storage(acc, t, &f, perfq_nvres_target_shape(target), c->levels,
@@ -125,7 +146,7 @@ static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_gr
     perfq_nvres_shape_t shape = perfq_nvres_target_shape(c->target);
     if (shape == PERFQ_NVRES_SHAPE_NONE)
         return;
-    int known = perfq_nvres_format_lookup(c->internalformat, c->format, c->type, &f);
+    int known = format_lookup(c->internalformat, c->format, c->type, &f);
     uint64_t bytes;
     if (c->size >= 0)
         bytes = (uint64_t)c->size;          /* compressed: the bytes the program gave */
@@ -178,7 +199,7 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
         } else if (c->kind == PERFQ_GL_OBJECT_RENDERBUFFER) {
             struct perfq_nvres_format f;
             if (c->width < 0 || c->height < 0 ||
-                !perfq_nvres_format_lookup(c->internalformat, 0, 0, &f))
+                !format_lookup(c->internalformat, 0, 0, &f))
                 return;
             GLsizei samples = renderbuffer_samples(ctx, c, obj);
             perfq_nvres_renderbuffer_storage(

@@ -1,0 +1,387 @@
+/*
+ * The objects bound in a context, as the program's glBind* calls set them, so that a storage call
+ * by target (glBufferData, glTexImage2D, glRenderbufferStorage) names its object without a
+ * driver query (perfq_gl_bound, gl_layer.h; the cost: bench-nv-query-resource).
+ *
+ * Exactness: a binding is used only while the layer knows it; everything else asks the driver
+ * (glGetIntegerv) and remembers the answer.
+ * - Tracked: buffer targets that only glBindBuffer(ARB) sets (ARRAY, ELEMENT_ARRAY, PIXEL_PACK,
+ *   PIXEL_UNPACK, COPY_READ, COPY_WRITE, TEXTURE_BUFFER, DRAW_INDIRECT, DISPATCH_INDIRECT,
+ *   QUERY, PARAMETER); the active texture unit and each texture target of units 0..31; the
+ *   renderbuffer. Indexed buffer targets (uniform, transform feedback, storage, atomic counter:
+ *   glBindBufferBase/Range and their aliases also set them) are always asked.
+ * - Forgotten (asked again): ELEMENT_ARRAY at glBindVertexArray(APPLE/OES) (it is vertex array
+ *   state); every buffer at glPopClientAttrib and every texture and the unit at glPopAttrib
+ *   (compatibility attribute stacks); the units glBindTextures, glBindTextureUnit and
+ *   glBindMultiTextureEXT name; everything at any GL error the layer or the program reads: a
+ *   bind the driver refused raised one, and until it is read it is still pending at the next
+ *   storage call, whose error check then sees it (GL 4.6 section 2.3.1).
+ * - Deleting a bound object unbinds it in the current context (GL 4.6 section 5.1.2): the
+ *   delete wrappers set those bindings to 0.
+ */
+#include "gl/contexts/layer_internal.h"
+
+#include <string.h>
+
+static int buffer_slot(GLenum target)
+{
+    switch (target) {
+    case GL_ARRAY_BUFFER: return 0;
+    case GL_ELEMENT_ARRAY_BUFFER: return 1;
+    case GL_PIXEL_PACK_BUFFER: return 2;
+    case GL_PIXEL_UNPACK_BUFFER: return 3;
+    case GL_COPY_READ_BUFFER: return 4;
+    case GL_COPY_WRITE_BUFFER: return 5;
+    case GL_TEXTURE_BUFFER: return 6;
+    case GL_DRAW_INDIRECT_BUFFER: return 7;
+    case GL_DISPATCH_INDIRECT_BUFFER: return 8;
+    case GL_QUERY_BUFFER: return 9;
+    case GL_PARAMETER_BUFFER_ARB: return 10;
+    default: return -1;
+    }
+}
+
+static int buffer_slot_of_binding(GLenum pname)
+{
+    switch (pname) {
+    case GL_ARRAY_BUFFER_BINDING: return 0;
+    case GL_ELEMENT_ARRAY_BUFFER_BINDING: return 1;
+    case GL_PIXEL_PACK_BUFFER_BINDING: return 2;
+    case GL_PIXEL_UNPACK_BUFFER_BINDING: return 3;
+    case GL_COPY_READ_BUFFER_BINDING: return 4;
+    case GL_COPY_WRITE_BUFFER_BINDING: return 5;
+    case GL_TEXTURE_BUFFER_BINDING: return 6;
+    case GL_DRAW_INDIRECT_BUFFER_BINDING: return 7;
+    case GL_DISPATCH_INDIRECT_BUFFER_BINDING: return 8;
+    case GL_QUERY_BUFFER_BINDING: return 9;
+    case GL_PARAMETER_BUFFER_BINDING_ARB: return 10;
+    default: return -1;
+    }
+}
+
+static int texture_slot(GLenum target)
+{
+    switch (target) {
+    case GL_TEXTURE_1D: return 0;
+    case GL_TEXTURE_2D: return 1;
+    case GL_TEXTURE_3D: return 2;
+    case GL_TEXTURE_1D_ARRAY: return 3;
+    case GL_TEXTURE_2D_ARRAY: return 4;
+    case GL_TEXTURE_RECTANGLE: return 5;
+    case GL_TEXTURE_CUBE_MAP: return 6;
+    case GL_TEXTURE_CUBE_MAP_ARRAY: return 7;
+    case GL_TEXTURE_2D_MULTISAMPLE: return 8;
+    case GL_TEXTURE_2D_MULTISAMPLE_ARRAY: return 9;
+    case GL_TEXTURE_BUFFER: return 10;
+    default: return -1;
+    }
+}
+
+static int texture_slot_of_binding(GLenum pname)
+{
+    switch (pname) {
+    case GL_TEXTURE_BINDING_1D: return 0;
+    case GL_TEXTURE_BINDING_2D: return 1;
+    case GL_TEXTURE_BINDING_3D: return 2;
+    case GL_TEXTURE_BINDING_1D_ARRAY: return 3;
+    case GL_TEXTURE_BINDING_2D_ARRAY: return 4;
+    case GL_TEXTURE_BINDING_RECTANGLE: return 5;
+    case GL_TEXTURE_BINDING_CUBE_MAP: return 6;
+    case GL_TEXTURE_BINDING_CUBE_MAP_ARRAY: return 7;
+    case GL_TEXTURE_BINDING_2D_MULTISAMPLE: return 8;
+    case GL_TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY: return 9;
+    case GL_TEXTURE_BINDING_BUFFER: return 10;
+    default: return -1;
+    }
+}
+
+void perfq_gl_bindings_deleted(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLsizei n,
+                               const GLuint *names)
+{
+    struct perfq_gl_bindings *b = &c->bindings;
+    if (n <= 0 || !names)
+        return;
+    if (n > 8 && kind == PERFQ_GL_OBJECT_TEXTURE) {
+        /* Many names against every unit: cheaper to ask again later. */
+        memset(b->textures_known, 0, sizeof b->textures_known);
+        return;
+    }
+    for (GLsizei i = 0; i < n; i++) {
+        GLuint name = names[i];
+        if (!name)
+            continue;
+        switch (kind) {
+        case PERFQ_GL_OBJECT_BUFFER:
+            for (int s = 0; s < PERFQ_GL_BUFFER_SLOTS; s++)
+                if (b->buffer[s] == name)
+                    b->buffer[s] = 0;       /* a slot not known stays not known */
+            break;
+        case PERFQ_GL_OBJECT_TEXTURE:
+            for (int u = 0; u < PERFQ_GL_TRACKED_UNITS; u++)
+                for (int s = 0; b->textures_known[u] && s < PERFQ_GL_TEXTURE_SLOTS; s++)
+                    if (b->texture[u][s] == name)
+                        b->texture[u][s] = 0;
+            break;
+        case PERFQ_GL_OBJECT_RENDERBUFFER:
+            if (b->renderbuffer == name)
+                b->renderbuffer = 0;
+            break;
+        }
+    }
+}
+
+/* The driver's answer, remembered where the binding is tracked. */
+static GLuint ask(struct perfq_gl_ctx *c, GLenum pname)
+{
+    GLint v = 0;
+    if (c->pub.gl->glGetIntegerv)
+        c->pub.gl->glGetIntegerv(pname, &v);
+    return (GLuint)v;
+}
+
+GLuint perfq_gl_bound(struct perfq_gl_context *pub, GLenum pname)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    struct perfq_gl_bindings *b = &c->bindings;
+    int s = buffer_slot_of_binding(pname);
+    if (s >= 0) {
+        if (!(b->buffers_known & (1u << s))) {
+            b->buffer[s] = ask(c, pname);
+            b->buffers_known |= 1u << s;
+        }
+        return b->buffer[s];
+    }
+    if (pname == GL_RENDERBUFFER_BINDING) {
+        if (!b->renderbuffer_known) {
+            b->renderbuffer = ask(c, pname);
+            b->renderbuffer_known = 1;
+        }
+        return b->renderbuffer;
+    }
+    s = texture_slot_of_binding(pname);
+    if (s < 0)
+        return ask(c, pname);
+    if (!b->unit_known) {
+        b->unit = ask(c, GL_ACTIVE_TEXTURE) - GL_TEXTURE0;
+        b->unit_known = 1;
+    }
+    if (b->unit >= PERFQ_GL_TRACKED_UNITS)
+        return ask(c, pname);
+    if (!(b->textures_known[b->unit] & (1u << s))) {
+        b->texture[b->unit][s] = ask(c, pname);
+        b->textures_known[b->unit] |= (uint16_t)(1u << s);
+    }
+    return b->texture[b->unit][s];
+}
+
+/* ---- the program's binds ------------------------------------------------------------------ */
+
+static void bound_buffer(GLenum target, GLuint buffer)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (!c)
+        return;
+    if (target == GL_QUERY_BUFFER && buffer)
+        c->query_buffer_bound = 1;
+    int s = buffer_slot(target);
+    if (s >= 0) {
+        c->bindings.buffer[s] = buffer;
+        c->bindings.buffers_known |= 1u << s;
+    }
+}
+
+/* glBindBuffer: also notes a buffer bound to GL_QUERY_BUFFER (ARB_query_buffer_object), so
+ * that the layer's own query reads check and unbind it only in programs that use one. */
+PERFQ_GL_EXPORT void glBindBuffer(GLenum target, GLuint buffer)
+{
+    perfq_gl_dispatch()->glBindBuffer(target, buffer);
+    bound_buffer(target, buffer);
+}
+
+PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glBindBufferARB)
+        gl->glBindBufferARB(target, buffer);
+    else
+        gl->glBindBuffer(target, buffer);
+    bound_buffer(target, buffer);
+}
+
+static void forget_element_array(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c)
+        c->bindings.buffers_known &= ~(1u << 1);
+}
+
+PERFQ_GL_EXPORT void glBindVertexArray(GLuint array)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindVertexArray)
+        return;
+    gl->glBindVertexArray(array);
+    forget_element_array();
+}
+
+PERFQ_GL_EXPORT void glBindVertexArrayAPPLE(GLuint array)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindVertexArrayAPPLE)
+        return;
+    gl->glBindVertexArrayAPPLE(array);
+    forget_element_array();
+}
+
+PERFQ_GL_EXPORT void glBindVertexArrayOES(GLuint array)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindVertexArrayOES)
+        return;
+    gl->glBindVertexArrayOES(array);
+    forget_element_array();
+}
+
+PERFQ_GL_EXPORT void glPopClientAttrib(void)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glPopClientAttrib)
+        return;
+    gl->glPopClientAttrib();
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c)
+        c->bindings.buffers_known = 0;
+}
+
+PERFQ_GL_EXPORT void glPopAttrib(void)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glPopAttrib)
+        return;
+    gl->glPopAttrib();
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c) {
+        c->bindings.unit_known = 0;
+        memset(c->bindings.textures_known, 0, sizeof c->bindings.textures_known);
+    }
+}
+
+static void active_unit(GLenum texture)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (!c)
+        return;
+    c->bindings.unit = texture - GL_TEXTURE0;   /* out of range: not tracked, asked */
+    c->bindings.unit_known = 1;
+}
+
+PERFQ_GL_EXPORT void glActiveTexture(GLenum texture)
+{
+    perfq_gl_dispatch()->glActiveTexture(texture);
+    active_unit(texture);
+}
+
+PERFQ_GL_EXPORT void glActiveTextureARB(GLenum texture)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glActiveTextureARB)
+        gl->glActiveTextureARB(texture);
+    else
+        gl->glActiveTexture(texture);
+    active_unit(texture);
+}
+
+static void bound_texture(GLenum target, GLuint texture)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (!c)
+        return;
+    struct perfq_gl_bindings *b = &c->bindings;
+    int s = texture_slot(target);
+    if (s < 0 || !b->unit_known || b->unit >= PERFQ_GL_TRACKED_UNITS)
+        return;                             /* asked at the next storage call */
+    b->texture[b->unit][s] = texture;
+    b->textures_known[b->unit] |= (uint16_t)(1u << s);
+}
+
+PERFQ_GL_EXPORT void glBindTexture(GLenum target, GLuint texture)
+{
+    perfq_gl_dispatch()->glBindTexture(target, texture);
+    bound_texture(target, texture);
+}
+
+PERFQ_GL_EXPORT void glBindTextureEXT(GLenum target, GLuint texture)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glBindTextureEXT)
+        gl->glBindTextureEXT(target, texture);
+    else
+        gl->glBindTexture(target, texture);
+    bound_texture(target, texture);
+}
+
+static void forget_units(GLuint first, GLsizei count)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (!c || count <= 0)
+        return;
+    for (GLuint u = first; u < PERFQ_GL_TRACKED_UNITS && u - first < (GLuint)count; u++)
+        c->bindings.textures_known[u] = 0;
+}
+
+PERFQ_GL_EXPORT void glBindTextures(GLuint first, GLsizei count, const GLuint *textures)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindTextures)
+        return;
+    gl->glBindTextures(first, count, textures);
+    forget_units(first, count);
+}
+
+PERFQ_GL_EXPORT void glBindTextureUnit(GLuint unit, GLuint texture)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindTextureUnit)
+        return;
+    gl->glBindTextureUnit(unit, texture);
+    forget_units(unit, 1);
+}
+
+PERFQ_GL_EXPORT void glBindMultiTextureEXT(GLenum texunit, GLenum target, GLuint texture)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindMultiTextureEXT)
+        return;
+    gl->glBindMultiTextureEXT(texunit, target, texture);
+    forget_units(texunit - GL_TEXTURE0, 1);
+}
+
+static void bound_renderbuffer(GLenum target, GLuint rb)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (!c || target != GL_RENDERBUFFER)
+        return;
+    c->bindings.renderbuffer = rb;
+    c->bindings.renderbuffer_known = 1;
+}
+
+PERFQ_GL_EXPORT void glBindRenderbuffer(GLenum target, GLuint renderbuffer)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (!gl->glBindRenderbuffer)
+        return;
+    gl->glBindRenderbuffer(target, renderbuffer);
+    bound_renderbuffer(target, renderbuffer);
+}
+
+PERFQ_GL_EXPORT void glBindRenderbufferEXT(GLenum target, GLuint renderbuffer)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    if (gl->glBindRenderbufferEXT)
+        gl->glBindRenderbufferEXT(target, renderbuffer);
+    else if (gl->glBindRenderbuffer)
+        gl->glBindRenderbuffer(target, renderbuffer);
+    else
+        return;
+    bound_renderbuffer(target, renderbuffer);
+}
