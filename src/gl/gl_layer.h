@@ -202,6 +202,10 @@ typedef enum perfq_gl_object_event {
     PERFQ_GL_OBJECT_VIEW = 3,
     PERFQ_GL_OBJECT_BUFFER_TEXTURE = 4,
     PERFQ_GL_OBJECT_MIPMAPS = 5,
+    /* Textures and renderbuffers (by target or `name`): the object now uses an EGLImage's storage
+     * (glEGLImageTargetTexture2DOES, glEGLImageTargetTex(ture)StorageEXT,
+     * glEGLImageTargetRenderbufferStorageOES): it holds none of its own. */
+    PERFQ_GL_OBJECT_EXTERNAL = 6,
 } perfq_gl_object_event_t;
 
 struct perfq_gl_object_call {

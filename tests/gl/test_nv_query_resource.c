@@ -577,6 +577,128 @@ static void test_bindings_tracked(void **state)
     expect_type(OBJ_TEXTURE, 0, 0);
 }
 
+/* Storage calls of extensions (EXT_direct_state_access, OES_texture_3D, EXT_buffer_storage,
+ * OES_texture_buffer) and EGLImage storage (OES_EGL_image: counted once, at the image's source),
+ * each where this context's driver has it: llvmpipe has EXT_direct_state_access in compat,
+ * EXT_buffer_storage and OES_texture_buffer in GLES, OES_EGL_image everywhere. */
+static void test_extension_storage_calls(void **state)
+{
+    (void)state;
+    int tested = 0;
+    if (glt_has_extension("GL_EXT_direct_state_access")) {
+        PFNGLTEXTUREIMAGE2DEXTPROC image_2d =
+            (PFNGLTEXTUREIMAGE2DEXTPROC)eglGetProcAddress("glTextureImage2DEXT");
+        PFNGLTEXTUREIMAGE3DEXTPROC image_3d =
+            (PFNGLTEXTUREIMAGE3DEXTPROC)eglGetProcAddress("glTextureImage3DEXT");
+        PFNGLTEXTURESTORAGE2DEXTPROC storage_2d =
+            (PFNGLTEXTURESTORAGE2DEXTPROC)eglGetProcAddress("glTextureStorage2DEXT");
+        assert_non_null(image_2d);
+        assert_non_null(image_3d);
+        assert_non_null(storage_2d);
+        GLuint t[3];
+        f.gen_textures(3, t);
+        /* Named, never bound: 256x256 RGBA8 (256 KiB); a cube face 64x64 (16 KiB); 3D 32^3
+         * RGBA8 (128 KiB); immutable 128x128, 2 levels (64 + 16 KiB). */
+        image_2d(t[0], GL_TEXTURE_2D, 0, GL_RGBA8, 256, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        image_2d(t[1], GL_TEXTURE_CUBE_MAP_POSITIVE_Y, 0, GL_RGBA8, 64, 64, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, NULL);
+        image_3d(t[2], GL_TEXTURE_3D, 0, GL_RGBA8, 32, 32, 32, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 3, 256 + 16 + 128);
+        GLuint s2 = 0;
+        f.gen_textures(1, &s2);
+        storage_2d(s2, GL_TEXTURE_2D, 2, GL_RGBA8, 128, 128);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 4, 256 + 16 + 128 + 80);
+        /* refused: a negative width changes nothing */
+        image_2d(t[0], GL_TEXTURE_2D, 0, GL_RGBA8, -1, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_INVALID_VALUE);
+        expect_type(OBJ_TEXTURE, 4, 256 + 16 + 128 + 80);
+        f.delete_textures(3, t);
+        f.delete_textures(1, &s2);
+        expect_type(OBJ_TEXTURE, 0, 0);
+        printf("tested: EXT_direct_state_access\n");
+        tested++;
+    }
+    if (glt_has_extension("GL_OES_texture_3D")) {
+        PFNGLTEXIMAGE3DPROC image_3d_oes = (PFNGLTEXIMAGE3DPROC)eglGetProcAddress("glTexImage3DOES");
+        assert_non_null(image_3d_oes);
+        GLuint t = 0;
+        f.gen_textures(1, &t);
+        f.bind_texture(GL_TEXTURE_3D, t);
+        image_3d_oes(GL_TEXTURE_3D, 0, GL_RGBA, 16, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 1, 16);
+        f.delete_textures(1, &t);
+        printf("tested: OES_texture_3D\n");
+        tested++;
+    }
+    if (glt_has_extension("GL_EXT_buffer_storage")) {
+        PFNGLBUFFERSTORAGEPROC storage_ext =
+            (PFNGLBUFFERSTORAGEPROC)eglGetProcAddress("glBufferStorageEXT");
+        assert_non_null(storage_ext);
+        GLuint b = 0;
+        gl.glGenBuffers(1, &b);
+        gl.glBindBuffer(GL_ARRAY_BUFFER, b);
+        storage_ext(GL_ARRAY_BUFFER, 3 * MIB, NULL, 0);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_BUFFER, 1, 3072);
+        storage_ext(GL_ARRAY_BUFFER, 1 * MIB, NULL, 0);       /* immutable: refused */
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        expect_type(OBJ_BUFFER, 1, 3072);
+        gl.glDeleteBuffers(1, &b);
+        printf("tested: EXT_buffer_storage\n");
+        tested++;
+    }
+    if (glt_has_extension("GL_OES_texture_buffer")) {
+        PFNGLTEXBUFFERPROC tex_buffer_oes =
+            (PFNGLTEXBUFFERPROC)eglGetProcAddress("glTexBufferOES");
+        assert_non_null(tex_buffer_oes);
+        GLuint b = buffer(1 * MIB), t = 0;
+        f.gen_textures(1, &t);
+        f.bind_texture(GL_TEXTURE_BUFFER, t);
+        tex_buffer_oes(GL_TEXTURE_BUFFER, GL_RGBA8, b);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        /* the buffer's storage, counted once, on the buffer */
+        expect_type(OBJ_BUFFER, 1, 1024);
+        expect_type(OBJ_TEXTURE, 0, 0);
+        f.delete_textures(1, &t);
+        gl.glDeleteBuffers(1, &b);
+        printf("tested: OES_texture_buffer\n");
+        tested++;
+    }
+    /* EGLImage: the source texture's 64x64 RGBA8 (16 KiB) counts once; the texture that takes
+     * the image gives up its own 128x128 (64 KiB). */
+    const char *egl_ext = eglQueryString(dpy, EGL_EXTENSIONS);
+    PFNEGLCREATEIMAGEKHRPROC create_image =
+        (PFNEGLCREATEIMAGEKHRPROC)eglGetProcAddress("eglCreateImageKHR");
+    PFNEGLDESTROYIMAGEKHRPROC destroy_image =
+        (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
+    PFNGLEGLIMAGETARGETTEXTURE2DOESPROC target_2d =
+        (PFNGLEGLIMAGETARGETTEXTURE2DOESPROC)eglGetProcAddress("glEGLImageTargetTexture2DOES");
+    if (egl_ext && strstr(egl_ext, "EGL_KHR_gl_texture_2D_image") && create_image &&
+        destroy_image && target_2d && glt_has_extension("GL_OES_EGL_image")) {
+        GLuint src = texture_2d(64, 64), dst = texture_2d(128, 128);
+        expect_type(OBJ_TEXTURE, 2, 16 + 64);
+        EGLImageKHR image = create_image(dpy, eglGetCurrentContext(), EGL_GL_TEXTURE_2D_KHR,
+                                         (EGLClientBuffer)(uintptr_t)src, NULL);
+        assert_true(image != EGL_NO_IMAGE_KHR);
+        f.bind_texture(GL_TEXTURE_2D, dst);
+        target_2d(GL_TEXTURE_2D, image);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 1, 16);
+        destroy_image(dpy, image);
+        f.delete_textures(1, &dst);
+        f.delete_textures(1, &src);
+        expect_type(OBJ_TEXTURE, 0, 0);
+        printf("tested: OES_EGL_image\n");
+        tested++;
+    }
+    /* llvmpipe has some of them in every kind of context: never a silent pass. */
+    printf("extension storage calls tested here: %d\n", tested);
+    assert_true(tested > 0);
+}
+
 /* The oracle probe's sequence (shared/oracle/nv_query_resource_probe.c), checked against the
  * spec rather than against the NVIDIA driver's answers where those fail it. */
 static void test_probe_sequence_tags(void **state)
@@ -919,6 +1041,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_respecify_and_refused_calls, setup_each,
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_bindings_tracked, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_extension_storage_calls, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_probe_sequence_tags, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_tag_attribution_and_current_tag, setup_each,
                                         teardown_each),

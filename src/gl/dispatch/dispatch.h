@@ -50,6 +50,12 @@ typedef void (*perfq_PFNGLTEXIMAGE2DPROC)(GLenum, GLint, GLint, GLsizei, GLsizei
 typedef void (*perfq_PFNGLBINDTEXTUREPROC)(GLenum, GLuint);
 typedef void (*perfq_PFNGLPOPATTRIBPROC)(void);
 typedef void (*perfq_PFNGLBINDVERTEXARRAYOESPROC)(GLuint);
+typedef void (*perfq_PFNGLTEXIMAGE3DOESPROC)(GLenum, GLint, GLenum, GLsizei, GLsizei, GLsizei,
+                                             GLint, GLenum, GLenum, const void *);
+typedef void (*perfq_PFNGLBUFFERSTORAGEEXTPROC)(GLenum, GLsizeiptr, const void *, GLbitfield);
+typedef void (*perfq_PFNGLTEXBUFFEROESPROC)(GLenum, GLenum, GLuint);
+typedef void (*perfq_PFNGLTEXBUFFERRANGEOESPROC)(GLenum, GLenum, GLuint, GLintptr, GLsizeiptr);
+typedef void (*perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC)(GLenum, GLeglImageOES);
 typedef void (*perfq_PFNVOIDFN)(void);
 typedef perfq_PFNVOIDFN (*perfq_PFNGLXGETPROCADDRESSPROC)(const GLubyte *);
 /* GLX handles as opaque pointers so that this header needs no Xlib. */
@@ -212,6 +218,25 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     W(PFNGLRENDERBUFFERSTORAGEEXTPROC, glRenderbufferStorageEXT) \
     W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEEXTPROC, glRenderbufferStorageMultisampleEXT) \
     W(PFNGLDELETERENDERBUFFERSEXTPROC, glDeleteRenderbuffersEXT) \
+    /* EXT_direct_state_access, GLES extension forms, EGLImage storage (layer_objects_ext.c) */ \
+    W(PFNGLTEXTUREIMAGE1DEXTPROC, glTextureImage1DEXT) \
+    W(PFNGLTEXTUREIMAGE2DEXTPROC, glTextureImage2DEXT) \
+    W(PFNGLTEXTUREIMAGE3DEXTPROC, glTextureImage3DEXT) \
+    W(PFNGLCOMPRESSEDTEXTUREIMAGE1DEXTPROC, glCompressedTextureImage1DEXT) \
+    W(PFNGLCOMPRESSEDTEXTUREIMAGE2DEXTPROC, glCompressedTextureImage2DEXT) \
+    W(PFNGLCOMPRESSEDTEXTUREIMAGE3DEXTPROC, glCompressedTextureImage3DEXT) \
+    W(PFNGLTEXTURESTORAGE1DEXTPROC, glTextureStorage1DEXT) \
+    W(PFNGLTEXTURESTORAGE2DEXTPROC, glTextureStorage2DEXT) \
+    W(PFNGLTEXTURESTORAGE3DEXTPROC, glTextureStorage3DEXT) \
+    W(perfq_PFNGLTEXIMAGE3DOESPROC, glTexImage3DOES) \
+    W(perfq_PFNGLBUFFERSTORAGEEXTPROC, glBufferStorageEXT) \
+    W(perfq_PFNGLTEXBUFFEROESPROC, glTexBufferOES) \
+    W(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeOES) \
+    W(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeEXT) \
+    W(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetTexture2DOES) \
+    W(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetRenderbufferStorageOES) \
+    W(PFNGLEGLIMAGETARGETTEXSTORAGEEXTPROC, glEGLImageTargetTexStorageEXT) \
+    W(PFNGLEGLIMAGETARGETTEXTURESTORAGEEXTPROC, glEGLImageTargetTextureStorageEXT) \
     X(PFNGLGETTEXTUREPARAMETERIVPROC, glGetTextureParameteriv) \
     X(PFNGLGETRENDERBUFFERPARAMETERIVPROC, glGetRenderbufferParameteriv) \
     X(PFNGLGETNAMEDRENDERBUFFERPARAMETERIVPROC, glGetNamedRenderbufferParameteriv) \

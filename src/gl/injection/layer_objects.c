@@ -5,34 +5,7 @@
  * Where one does, the driver's error for the call is learned (GL 4.6 section 2.3.1: the first
  * error stays pending for the program) so that observers count only what the driver accepted.
  */
-#include "gl/contexts/layer_internal.h"
-
-/* The current context when objects are observed, else NULL. */
-static inline struct perfq_gl_ctx *observer_context(void)
-{
-    if (__builtin_expect(!(perfq_gl_observing & PERFQ_GL_OBSERVE_OBJECTS), 1))
-        return NULL;
-    return perfq_gl_active_context();
-}
-
-/* Calls gl->fn args; then, when observed, reports the call described by the designated
- * initialisers that follow. */
-#define OBSERVED(fn, args, ...) \
-    do { \
-        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
-        if (!gl->fn) \
-            return; \
-        struct perfq_gl_ctx *c = observer_context(); \
-        if (!c) { \
-            gl->fn args; \
-            return; \
-        } \
-        perfq_gl_call_checked_begin(c); \
-        gl->fn args; \
-        GLenum error = perfq_gl_call_checked_end(c); \
-        struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \
-        perfq_gl_observe_object(c, &call); \
-    } while (0)
+#include "gl/injection/layer_objects.h"
 
 /* After an observed delete: bindings of the deleted names revert to 0 (layer_bindings.c). */
 static void forget_deleted(perfq_gl_object_kind_t kind, GLsizei n, const GLuint *names)
@@ -41,10 +14,6 @@ static void forget_deleted(perfq_gl_object_kind_t kind, GLsizei n, const GLuint 
     if (c)
         perfq_gl_bindings_deleted(c, kind, n, names);
 }
-
-/* Dimensions a call does not have are 1 (gl_layer.h). */
-#define DIMS(w, h, d) .width = (w), .height = (h), .depth = (d)
-#define NAMES(k, e) .kind = (k), .event = (e), .n = n, .names = names, DIMS(1, 1, 1), .size = -1
 
 /* ---- buffers --------------------------------------------------------------------------------- */
 
@@ -64,8 +33,6 @@ void glDeleteBuffers(GLsizei n, const GLuint *names)
     forget_deleted(PERFQ_GL_OBJECT_BUFFER, n, names);
 }
 
-#define BUFFER_ALLOC \
-    .kind = PERFQ_GL_OBJECT_BUFFER, .event = PERFQ_GL_OBJECT_ALLOCATE, DIMS(1, 1, 1)
 
 void glBufferData(GLenum target, GLsizeiptr size, const void *data, GLenum usage)
 {
@@ -111,7 +78,6 @@ void glDeleteTextures(GLsizei n, const GLuint *names)
     forget_deleted(PERFQ_GL_OBJECT_TEXTURE, n, names);
 }
 
-#define TEX_ALLOC .kind = PERFQ_GL_OBJECT_TEXTURE, .event = PERFQ_GL_OBJECT_ALLOCATE
 
 void glTexImage1D(GLenum target, GLint level, GLint internalformat, GLsizei width, GLint border,
                   GLenum format, GLenum type, const void *pixels)
@@ -302,7 +268,6 @@ void glDeleteRenderbuffers(GLsizei n, const GLuint *names)
     forget_deleted(PERFQ_GL_OBJECT_RENDERBUFFER, n, names);
 }
 
-#define RB_ALLOC .kind = PERFQ_GL_OBJECT_RENDERBUFFER, .event = PERFQ_GL_OBJECT_ALLOCATE, .size = -1
 
 void glRenderbufferStorage(GLenum target, GLenum internalformat, GLsizei width, GLsizei height)
 {
@@ -430,7 +395,6 @@ void glTexStorage3DEXT(GLenum target, GLsizei levels, GLenum internalformat, GLs
              .internalformat = internalformat, DIMS(width, height, depth));
 }
 
-#define TEX_EVENT(e) .kind = PERFQ_GL_OBJECT_TEXTURE, .event = (e), DIMS(1, 1, 1), .size = -1
 
 void glTextureView(GLuint texture, GLenum target, GLuint origtexture, GLenum internalformat,
                    GLuint minlevel, GLuint numlevels, GLuint minlayer, GLuint numlayers)

@@ -137,7 +137,8 @@ static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_gr
     if (c->replaces_storage) {
         if (!format_lookup(c->internalformat, 0, 0, &f))
             return;
-        GLenum target = c->name ? texture_target(ctx, acc, t) : c->target;
+        /* TextureStorage* names no target; the EXT_direct_state_access forms do. */
+        GLenum target = c->target ? c->target : texture_target(ctx, acc, t);
         perfq_nvres_texture_storage(acc, t, &f, perfq_nvres_target_shape(target), c->levels,
                                     (uint64_t)c->width, (uint64_t)c->height,
                                     (uint64_t)c->depth, (uint64_t)c->samples, tag);
@@ -215,6 +216,15 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
         break;
     case PERFQ_GL_OBJECT_BUFFER_TEXTURE:
         perfq_nvres_texture_buffer(acc, obj);
+        break;
+    case PERFQ_GL_OBJECT_EXTERNAL:
+        /* An EGLImage's storage: counted once, where the image's source was allocated (a GL
+         * texture or renderbuffer of this layer stays counted there; a dma-buf, a pixmap or
+         * another API's memory is outside GL's accounting). The object's own storage is gone. */
+        if (c->kind == PERFQ_GL_OBJECT_RENDERBUFFER)
+            perfq_nvres_renderbuffer_storage(acc, obj, 0, tag);
+        else
+            perfq_nvres_texture_buffer(acc, obj);
         break;
     case PERFQ_GL_OBJECT_MIPMAPS:
         perfq_nvres_texture_generate_mipmap(acc, obj, tag);
