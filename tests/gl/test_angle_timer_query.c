@@ -524,8 +524,10 @@ static void test_elapsed_against_wall_clock(void **state)
 {
     (void)state;
     GLuint q = gen1();
-    int quads = 1, iters = 100, compared = 0;
-    for (int attempt = 0; attempt < 20 && !compared; attempt++) {
+    int quads = 1, iters = 100, compared = 0, disjoint_seen = 0;
+    GLint disjoint = 0;
+    gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);   /* clears it */
+    for (int attempt = 0; attempt < 25 && !compared; attempt++) {
         gl.glFinish();
         uint64_t t0 = glt_now_ns();
         gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
@@ -535,7 +537,15 @@ static void test_elapsed_against_wall_clock(void **state)
         uint64_t wall = glt_now_ns() - t0;
         GLuint64 elapsed = 0;
         gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &elapsed);
+        gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
         assert_int_equal(glt_error(), GL_NO_ERROR);
+        /* The upper bound holds whatever happened; a disjoint interval (a fence stamped late on
+         * a loaded machine) is not asked for the lower one: measured again, at most 5 times. */
+        assert_true(elapsed <= wall + 1000000u);
+        if (disjoint && wall >= 100000000ull && disjoint_seen < 5) {
+            disjoint_seen++;
+            continue;
+        }
         if (wall < 100000000ull) {
             /* more work: more quads up to 64, then heavier fragments */
             if (quads < 64)
@@ -550,6 +560,7 @@ static void test_elapsed_against_wall_clock(void **state)
         assert_true(elapsed >= wall / 2);
         compared = 1;
     }
+    printf("# %d disjoint interval(s) measured again\n", disjoint_seen);
     /* The work doubles each round: 20 rounds always reach 100 ms of wall time. */
     assert_true(compared);
     del1(q);

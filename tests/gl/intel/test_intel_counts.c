@@ -165,8 +165,10 @@ static void test_gpu_time_vs_wall(void **state)
     GL.glFinish();
     int quads = 1, iterations = 2000;
     uint64_t wall = 0, gpu = 0;
-    /* Grow the work until it takes at least 100 ms of wall time. */
-    for (int attempt = 0; attempt < 12; attempt++) {
+    int has_disjoint = gltest_counter_index(&T, id, "GPU Time Disjoint") >= 0, redone = 0;
+    /* Grow the work until it takes at least 100 ms of wall time. A disjoint interval (a fence
+     * stamped late on a loaded machine) is measured again, at most 5 times. */
+    for (int attempt = 0; attempt < 17; attempt++) {
         uint64_t t0 = gltest_now_ns();
         GL.glBeginPerfQueryINTEL(h);
         for (int i = 0; i < quads; i++)
@@ -176,12 +178,18 @@ static void test_gpu_time_vs_wall(void **state)
         wall = gltest_now_ns() - t0;
         assert_int_equal(gltest_result_wait(&T, h, data, size), size);
         gpu = gltest_counter_u64(&T, id, counter, data);
+        assert_true(gpu <= wall + 1000000u);
+        if (wall >= 100000000u && has_disjoint && redone < 5 &&
+            gltest_counter_u64(&T, id, "GPU Time Disjoint", data) != 0) {
+            redone++;
+            continue;
+        }
         if (wall >= 100000000u)
             break;
         quads *= 2;
     }
-    fprintf(stderr, "GPU time %.3f ms, wall %.3f ms (%d quads of %d iterations, %dx%d)\n",
-            gpu / 1e6, wall / 1e6, quads, iterations, W, H);
+    fprintf(stderr, "GPU time %.3f ms, wall %.3f ms (%d quads of %d iterations, %dx%d), "
+            "%d disjoint measured again\n", gpu / 1e6, wall / 1e6, quads, iterations, W, H, redone);
     assert_true(gpu <= wall + 1000000u);   /* + 1 ms: the fence path's wake-up resolution */
     assert_true(gpu >= wall / 2);
     GL.glDeletePerfQueryINTEL(h);
