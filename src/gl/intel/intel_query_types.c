@@ -319,6 +319,26 @@ static perfq_status_t build_mapped(const perfq_t *pq, const struct type_map *map
     return st;
 }
 
+/* Orders the types by counter count, fewest first, keeping the build order among equals
+ * (insertion sort: a handful of types). Query ids are then as small as they can be where the
+ * counters are few: apitrace's INTEL backend (metric_backend_intel_perfquery.cpp, enableMetric)
+ * refuses a query whose id is not below its own counter count, so with "GPU Time" (2 counters)
+ * at id 3 nothing of it could be selected. Sorted this way every type satisfies id < counter
+ * count whenever any order could (if the k-th fewest had k counters or less, k types would
+ * need the k-1 ids below k); a type of one counter never can (none today). */
+static void types_order(struct intel_query_types *out)
+{
+    for (uint32_t i = 1; i < out->count; i++) {
+        struct intel_query_type t = out->types[i];
+        uint32_t j = i;
+        while (j > 0 && out->types[j - 1].counter_count > t.counter_count) {
+            out->types[j] = out->types[j - 1];
+            j--;
+        }
+        out->types[j] = t;
+    }
+}
+
 perfq_status_t intel_query_types_build(const perfq_t *pq, struct intel_query_types *out)
 {
     return intel_query_types_build_from(&pq, 1, out);
@@ -422,6 +442,8 @@ perfq_status_t intel_query_types_build_from(const perfq_t *const *pqs, uint32_t 
     free(used);
     if (st != PERFQ_OK)
         intel_query_types_free(out);
+    else
+        types_order(out);
     return st;
 }
 

@@ -6,6 +6,12 @@
  * connection to the same display. Mesa's GLX shares direct-rendering contexts across
  * connections of one process.
  *
+ * OpenGL ES contexts made through GLX (GLX_EXT_create_context_es2_profile: eglretrace over
+ * waffle/GLX, glxinfo's GLES section) have the same sync objects from ES 3.0 (glFenceSync,
+ * glClientWaitSync, glDeleteSync are core there). Their helper context is an ES 3.0 context made
+ * with glXCreateContextAttribsARB, so that it shares with the program's across the same API
+ * (issue 14 item 13: without it such contexts had no GPU timer).
+ *
  * Every GLX and Xlib function is the real one (the layer's own wrappers would take the helper's
  * context for a program context). Xlib is reached through libX11.so.6, which libGL loads.
  */
@@ -25,6 +31,10 @@
 #define PQ_GLX_PBUFFER_WIDTH 0x8041
 #define PQ_GLX_PBUFFER_HEIGHT 0x8040
 #define PQ_GLX_SCREEN 0x800C
+#define PQ_GLX_CONTEXT_MAJOR_VERSION_ARB 0x2091
+#define PQ_GLX_CONTEXT_MINOR_VERSION_ARB 0x2092
+#define PQ_GLX_CONTEXT_PROFILE_MASK_ARB 0x9126
+#define PQ_GLX_CONTEXT_ES2_PROFILE_BIT_EXT 0x0004
 
 typedef void *(*x_open_fn)(const char *);
 typedef int (*x_close_fn)(void *);
@@ -57,14 +67,23 @@ static void *glx_symbol(const char *name)
     return p;
 }
 
+static int is_gles(const struct perfq_gl_ctx *c)
+{
+    return c->pub.api == PERFQ_GL_API_GLES;
+}
+
 int perfq_gl_glx_fences_possible(struct perfq_gl_ctx *c)
 {
     const struct perfq_gl_dispatch *gl = c->pub.gl;
-    return c->pub.window_system == PERFQ_GL_WS_GLX && c->pub.api == PERFQ_GL_API_GL &&
-           (perfq_gl_version_at_least(&c->pub, 3, 2) ||
-            perfq_gl_has_driver_extension(&c->pub, "GL_ARB_sync")) &&
+    int syncs = is_gles(c) ? perfq_gl_version_at_least(&c->pub, 3, 0)
+                           : c->pub.api == PERFQ_GL_API_GL &&
+                                 (perfq_gl_version_at_least(&c->pub, 3, 2) ||
+                                  perfq_gl_has_driver_extension(&c->pub, "GL_ARB_sync"));
+    return c->pub.window_system == PERFQ_GL_WS_GLX && syncs &&
            gl->glFenceSync && gl->glClientWaitSync && gl->glDeleteSync &&
-           gl->glXCreateNewContext && gl->glXMakeContextCurrent && gl->glXDestroyContext;
+           (is_gles(c) ? gl->glXCreateContextAttribsARB != NULL
+                       : gl->glXCreateNewContext != NULL) &&
+           gl->glXMakeContextCurrent && gl->glXDestroyContext;
 }
 
 struct perfq_gl_glx_waiter *perfq_gl_glx_waiter_create(struct perfq_gl_ctx *c)
@@ -103,7 +122,14 @@ struct perfq_gl_glx_waiter *perfq_gl_glx_waiter_create(struct perfq_gl_ctx *c)
         goto fail;
     }
     int pattrs[] = {PQ_GLX_PBUFFER_WIDTH, 1, PQ_GLX_PBUFFER_HEIGHT, 1, 0};
-    w->ctx = gl->glXCreateNewContext(w->dpy, configs[0], PQ_GLX_RGBA_TYPE, c->pub.handle, 1);
+    if (is_gles(c)) {
+        int es3[] = {PQ_GLX_CONTEXT_MAJOR_VERSION_ARB, 3, PQ_GLX_CONTEXT_MINOR_VERSION_ARB, 0,
+                     PQ_GLX_CONTEXT_PROFILE_MASK_ARB, PQ_GLX_CONTEXT_ES2_PROFILE_BIT_EXT, 0};
+        w->ctx = gl->glXCreateContextAttribsARB(w->dpy, configs[0], c->pub.handle, 1, es3);
+    } else {
+        w->ctx = gl->glXCreateNewContext(w->dpy, configs[0], PQ_GLX_RGBA_TYPE, c->pub.handle,
+                                         1);
+    }
     if (w->ctx)
         w->pbuffer = create_pbuffer(w->dpy, configs[0], pattrs);
     x_free(configs);

@@ -6,7 +6,8 @@
 
 struct perfq_gl_glx_waiter;
 
-/* 1 if a GLX context can have GL_ARB_sync fences waited by a helper thread. */
+/* 1 if a GLX context can have sync objects (GL_ARB_sync, GL 3.2, GLES 3.0) waited by a helper
+ * thread. */
 int perfq_gl_glx_fences_possible(struct perfq_gl_ctx *c);
 /* On the program's thread, its context current: a connection, a context sharing the program's
  * and a 1x1 pbuffer for the helper. NULL if any of it fails. */

@@ -209,7 +209,7 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_of(struct perfq_gl_ctx *c)
                                   : "no timer queries in this context";
     } else {
         s->path = PERFQ_GL_TIMER_NONE;
-        s->reason = "no trustworthy timer queries and no EGL_KHR_fence_sync";
+        s->reason = "no trustworthy timer queries and no fences (EGL_KHR_fence_sync; GLX: GL_ARB_sync, GL 3.2 or GLES 3.0)";
     }
     if (s->path == PERFQ_GL_TIMER_FENCE && c->pub.window_system == PERFQ_GL_WS_GLX) {
         s->glx = perfq_gl_glx_waiter_create(c);

@@ -178,6 +178,22 @@ static void test_other_provider_groups(void **state)
     assert_int_equal(tl->counters[0].type_enum, GL_PERFQUERY_COUNTER_TIMESTAMP_INTEL);
 }
 
+/* The types are listed fewest counters first (stable among equals), so that query ids stay
+ * below counter counts wherever possible (apitrace's INTEL backend refuses a query whose id is
+ * not below its counter count): here the 1-counter "test-timeline" is id 1 (it can never
+ * satisfy that), "test-device" (5) id 2, "Host CPU" id 3. */
+static void test_fewest_counters_first(void **state)
+{
+    (void)state;
+    for (uint32_t i = 1; i < types.count; i++)
+        assert_true(types.types[i - 1].counter_count <= types.types[i].counter_count);
+    assert_string_equal(types.types[0].name, "test-timeline");
+    assert_string_equal(types.types[1].name, "test-device");
+    for (uint32_t i = 0; i < types.count; i++)
+        if (types.types[i].counter_count > 1)
+            assert_true(i + 1 < types.types[i].counter_count);
+}
+
 /* Every dataSize from 0 to beyond the full size: whole counters only, padding zeroed, never a
  * byte past dataSize (guard pattern; ASan on the exact-size copy). */
 static void test_write_result_truncation(void **state)
@@ -231,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_cpu),
         cmocka_unit_test(test_other_provider_groups),
+        cmocka_unit_test(test_fewest_counters_first),
         cmocka_unit_test(test_write_result_truncation),
     };
     return cmocka_run_group_tests_name("intel-query-types", tests, setup, teardown);
