@@ -20,6 +20,17 @@
 #include "gl/gl_layer.h"
 #include "intel_test.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define PERFQ_TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PERFQ_TEST_UNDER_TSAN 1
+#endif
+#endif
+#ifndef PERFQ_TEST_UNDER_TSAN
+#define PERFQ_TEST_UNDER_TSAN 0
+#endif
+
 #define CYCLES 3000
 
 static struct gltest T;
@@ -118,7 +129,15 @@ static void test_cycles_no_growth(void **state)
     assert_int_equal(after.vqueries, before.vqueries);
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments);
+#if PERFQ_TEST_UNDER_TSAN
+    /* ThreadSanitizer matches its suppressions (tests/tsan/tsan.supp, by library name) by
+     * symbolizing the report's stack, which starts its symbolizer process at the first
+     * suppressed Mesa race and keeps two pipes to it open: those are the runtime's, not perfq's
+     * (seen in CI: 14 -> 16 under TSan only). */
+    assert_true(count_fds() <= fds_before + 2);
+#else
     assert_int_equal(count_fds(), fds_before);
+#endif
     /* 3000 cycles: a leak of 16 bytes per cycle would show. */
     assert_true(m1.uordblks <= m0.uordblks + 48 * 1024);
 }
