@@ -353,6 +353,106 @@ static void test_conditional_render_on_split(void **state)
     gl.glDeleteQueries(2, p);
 }
 
+/* Inverted conditional rendering (GL 4.5, ARB_conditional_render_inverted: the block renders
+ * only where the result is zero) on split program queries decides on the summed result too
+ * (issue 13's known defect: a query whose samples all fell in later pieces rendered where GL
+ * discards). p[0]: first piece empty, a later piece W x H; p[1]: no samples; p[2]: samples in
+ * the first piece and none later. Every inverted mode; the results are available before the
+ * block (read first), so the NO_WAIT modes have no licence to render unconditionally. */
+static void test_conditional_render_inverted_on_split(void **state)
+{
+    (void)state;
+    if (kind == GLT_GLES3)
+        skip();     /* no conditional rendering in GLES 3 */
+    assert_true(perfq_gl_version_at_least(cur(), 4, 5) ||
+                perfq_gl_has_driver_extension(cur(), "GL_ARB_conditional_render_inverted"));
+    GLuint p[3] = {0, 0, 0};
+    gl.glGenQueries(3, p);
+    struct perfq_gl_vquery *q = NULL, *seen = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &q), PERFQ_OK);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, p[0]);   /* first piece: nothing */
+    glt_draw_quads(&T, 1, 0);                   /* a later piece: W x H */
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, p[1]);   /* no samples at all */
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    perfq_gl_vquery_end(cur(), q);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, p[2]);
+    glt_draw_quads(&T, 1, 0);                   /* the first piece: W x H */
+    struct perfq_gl_vquery *split = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &split), PERFQ_OK);
+    perfq_gl_vquery_end(cur(), split);          /* a later piece: nothing */
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    assert_int_equal(prog_result(p[0]), quad_samples(1));
+    assert_int_equal(prog_result(p[1]), 0);
+    assert_int_equal(prog_result(p[2]), quad_samples(1));
+    static const GLenum modes[] = {GL_QUERY_WAIT_INVERTED, GL_QUERY_NO_WAIT_INVERTED,
+                                   GL_QUERY_BY_REGION_WAIT_INVERTED,
+                                   GL_QUERY_BY_REGION_NO_WAIT_INVERTED};
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &seen),
+                             PERFQ_OK);
+            gl.glBeginConditionalRender(p[i], modes[m]);
+            glt_draw_quads(&T, 1, 0);
+            gl.glEndConditionalRender();
+            perfq_gl_vquery_end(cur(), seen);
+            assert_int_equal(glt_error(), GL_NO_ERROR);
+            /* Inverted: only p[1] (zero) renders. */
+            uint64_t drawn = vq_value(seen);
+            printf("# mode 0x%x, query %d: %llu samples\n", modes[m], i,
+                   (unsigned long long)drawn);
+            assert_int_equal(drawn, i == 1 ? quad_samples(1) : 0);
+            perfq_gl_vquery_free(cur(), seen);
+        }
+    /* GL 4.6 10.10: a BeginConditionalRender while conditional rendering is active is
+     * INVALID_OPERATION, whoever holds the active one. The driver, after an inverted begin the
+     * layer rewrote: */
+    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT_INVERTED);
+    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndConditionalRender();
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    /* The driver, on an unsplit query, then a begin on a split query the layer would answer
+     * itself (p[2] non-inverted, sum non-zero): */
+    GLuint plain = 0;
+    gl.glGenQueries(1, &plain);
+    gl.glBeginQuery(GL_SAMPLES_PASSED, plain);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQuery(GL_SAMPLES_PASSED);
+    assert_int_equal(prog_result(plain), quad_samples(1));
+    gl.glBeginConditionalRender(plain, GL_QUERY_WAIT);
+    gl.glBeginConditionalRender(p[2], GL_QUERY_WAIT);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndConditionalRender();
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEndConditionalRender();    /* nothing active any more */
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    /* The layer, then a begin the driver would take: */
+    gl.glBeginConditionalRender(p[2], GL_QUERY_WAIT);
+    gl.glBeginConditionalRender(plain, GL_QUERY_WAIT);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    gl.glEndConditionalRender();
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEndConditionalRender();
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    /* A begin the driver refused leaves nothing active: the layer answers the next one on a
+     * split query, and the block renders (p[2]'s sum is non-zero). */
+    gl.glBeginConditionalRender(plain + 1000, GL_QUERY_WAIT);   /* no such query object */
+    assert_int_not_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &seen), PERFQ_OK);
+    gl.glBeginConditionalRender(p[2], GL_QUERY_WAIT);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndConditionalRender();
+    perfq_gl_vquery_end(cur(), seen);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(vq_value(seen), quad_samples(1));
+    perfq_gl_vquery_free(cur(), seen);
+    gl.glDeleteQueries(1, &plain);
+    perfq_gl_vquery_free(cur(), split);
+    perfq_gl_vquery_free(cur(), q);
+    gl.glDeleteQueries(3, p);
+}
+
 /* perfq's calls leave the program's pending error, current query and query buffer as they
  * were. */
 static void test_program_state_unchanged(void **state)
@@ -700,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
         cmocka_unit_test_setup(test_program_delete_and_counter_on_split, setup_each),
         cmocka_unit_test_setup(test_conditional_render_on_split, setup_each),
+        cmocka_unit_test_setup(test_conditional_render_inverted_on_split, setup_each),
         cmocka_unit_test_setup(test_program_state_unchanged, setup_each),
         cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),
         cmocka_unit_test_setup(test_timer_service, setup_each),

@@ -70,6 +70,9 @@ struct perfq_gl_ctx {
     int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
     int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
                                              * split query the layer answered itself */
+    int conditional_render_forwarded;       /* program_queries.c: a BeginConditionalRender went
+                                             * to the driver and no EndConditionalRender since:
+                                             * the driver's may be active */
     int query_buffer_bound;                 /* the program bound a buffer to GL_QUERY_BUFFER
                                              * (layer_draw.c): only then is it checked */
     int use_ext_queries;                    /* GLES 2: the *EXT query entry points */

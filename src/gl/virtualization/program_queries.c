@@ -368,6 +368,32 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
 }
 
 /*
+ * Before the layer answers a glBeginConditionalRender itself: GL 4.6 10.10, "An
+ * INVALID_OPERATION error is generated if BeginConditionalRender is called while conditional
+ * rendering is active". Where the program's last glBeginConditionalRender went to the driver
+ * and no glEndConditionalRender followed, the driver's conditional rendering may be active, and
+ * only the driver knows whether it accepted that call. Its answer is asked where it is needed
+ * (no glGetError on the common path): the program's call goes to the driver; refused, the
+ * driver's error is the program's answer (1); accepted, nothing was active, so the layer ends
+ * that conditional rendering at once (it covered no commands) and decides itself (0).
+ */
+static int driver_refuses_begin(struct perfq_gl_ctx *c, GLuint id, GLenum mode)
+{
+    if (!c->conditional_render_forwarded)
+        return 0;
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    perfq_gl_call_checked_begin(c);
+    gl->glBeginConditionalRender(id, mode);
+    if (perfq_gl_call_checked_end(c) != GL_NO_ERROR)
+        return 1;
+    perfq_gl_error_guard_begin(&c->pub);
+    gl->glEndConditionalRender();
+    perfq_gl_error_guard_end(&c->pub);
+    c->conditional_render_forwarded = 0;
+    return 0;
+}
+
+/*
  * Conditional rendering on a split query: the driver's object (the program's name) holds only the
  * first piece. The layer decides from the summed result instead (GL 4.6 10.10: with a WAIT mode
  * "the GL will wait for the query result"; with NO_WAIT "the GL may choose to render as though
@@ -376,11 +402,18 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
  *   program's name discards exactly as GL would;
  * - sum non-zero (or not available, NO_WAIT): render unconditionally; the matching
  *   glEndConditionalRender is the layer's;
- * - inverted modes: sum 0, or a non-zero first piece, is the driver's to decide, rightly; a
- *   non-zero sum whose first piece is 0 should discard but renders (a known limitation).
+ * - inverted modes (GL 4.5: render only where the result is zero): sum 0, or a non-zero first
+ *   piece, is the driver's to decide, rightly. A non-zero sum whose first piece is 0 must
+ *   discard, which the inverted mode on the first piece would not: the driver is given the
+ *   non-inverted QUERY_WAIT on the same object instead, whose result (the first piece, 0, and
+ *   available) discards the block, as GL does for the sum. The driver's conditional rendering
+ *   is then active, so its glEndConditionalRender and its nesting error stay the driver's.
+ *   (Issue 13's known defect: this case rendered.)
+ * Returns 1 when the layer took the call; else *mode is what the driver is to be given.
  */
-static int begin_conditional_render(GLuint id, GLenum mode)
+static int begin_conditional_render(GLuint id, GLenum *mode_io)
 {
+    GLenum mode = *mode_io;
     struct perfq_gl_ctx *c = vq_ctx();
     if (!c)
         return 0;
@@ -413,34 +446,45 @@ static int begin_conditional_render(GLuint id, GLenum mode)
          * and a non-zero first piece: the driver discards, as GL would. */
         if (v == 0 || (inverted && rec->native_value != 0))
             return 0;
-        /* Inverted, sum non-zero, first piece 0: GL discards, and so would only a query the
-         * layer does not have: the driver renders (a known limitation, docs/gl-layer.md). */
-        if (inverted)
+        /* Inverted, sum non-zero, first piece 0 (perfq_gl_vq_value has read it): GL discards;
+         * the first piece under the non-inverted wait discards too. */
+        if (inverted) {
+            *mode_io = GL_QUERY_WAIT;
             return 0;
+        }
     }
     /* Non-inverted and non-zero, or not available under NO_WAIT ("the GL may choose to
      * unconditionally execute the subsequent rendering commands"): render. */
+    if (driver_refuses_begin(c, id, mode))
+        return 1;
     c->conditional_render_emulated = 1;
     return 1;
 }
 
-#define GL_ (perfq_gl_dispatch())
-
 PERFQ_GL_EXPORT void glBeginConditionalRender(GLuint id, GLenum mode)
 {
-    if (!begin_conditional_render(id, mode))
-        GL_->glBeginConditionalRender(id, mode);
+    if (begin_conditional_render(id, &mode))
+        return;
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized)
+        c->conditional_render_forwarded = 1;
+    perfq_gl_dispatch()->glBeginConditionalRender(id, mode);
 }
 
 PERFQ_GL_EXPORT void glEndConditionalRender(void)
 {
-    struct perfq_gl_ctx *c = vq_ctx();
-    if (c && c->conditional_render_emulated) {
-        c->conditional_render_emulated = 0;
-        return;
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized) {
+        if (c->conditional_render_emulated) {
+            c->conditional_render_emulated = 0;
+            return;
+        }
+        c->conditional_render_forwarded = 0;
     }
-    GL_->glEndConditionalRender();
+    perfq_gl_dispatch()->glEndConditionalRender();
 }
+
+#define GL_ (perfq_gl_dispatch())
 
 /* ---- core names ---- */
 PERFQ_GL_EXPORT void glBeginQuery(GLenum target, GLuint id)
