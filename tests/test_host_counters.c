@@ -268,6 +268,155 @@ static void test_target_creating_threads(void **state)
     perfq_close(&pq);
 }
 
+/* A thread started before the measurement exists: it burns BURN_NS of its own CPU time when
+ * told (between begin and end), says how much, and exits. */
+#define BURN_NS 60000000u
+struct burner {
+    int go[2];                   /* a byte: burn */
+    int done[2];                 /* the ns burned */
+};
+
+static void *burner_main(void *arg)
+{
+    struct burner *b = arg;
+    char byte;
+    uint64_t burned = 0;
+    if (read(b->go[0], &byte, 1) == 1) {
+        uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        busy_cpu(BURN_NS);
+        burned = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    }
+    if (write(b->done[1], &burned, sizeof(burned)) != (ssize_t)sizeof(burned))
+        return NULL;
+    return NULL;
+}
+
+static void burner_start(struct burner *b, pthread_t *th)
+{
+    assert_int_equal(pipe(b->go), 0);
+    assert_int_equal(pipe(b->done), 0);
+    assert_int_equal(pthread_create(th, NULL, burner_main, b), 0);
+}
+
+/* Tells the burner to burn and waits until it has burned and exited. */
+static uint64_t burner_run(struct burner *b, pthread_t th)
+{
+    uint64_t burned = 0;
+    assert_int_equal(write(b->go[1], "b", 1), 1);
+    assert_int_equal(read(b->done[0], &burned, sizeof(burned)), (ssize_t)sizeof(burned));
+    assert_int_equal(pthread_join(th, NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        close(b->go[i]);
+        close(b->done[i]);
+    }
+    return burned;
+}
+
+/* Issue 14 item 8: PERFQ_TARGET_PROCESS counts every thread of the process, also one that
+ * existed before the measurement (perf_event_open attaches to one thread: perfq attaches to
+ * each) and that exits before end (its events keep their final counts). A SELF measurement of
+ * the same interval counts the calling thread, which only waits. The burner's CPU time lies
+ * strictly inside [begin, end]; 5% below it allows for perf's task clock against the
+ * scheduler's runtime (two clock sources), far from the waiting thread's ~0. */
+static void test_process_target_counts_existing_threads(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    struct burner b;
+    pthread_t th;
+    burner_start(&b, &th);
+    perfq_counter_id_t ids[3];
+    assert_int_equal(perfq_counter_find(pq, "host/task-clock", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "clock/process-cpu-time", &ids[1]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "rusage/user-time", &ids[2]), PERFQ_OK);
+    perfq_target_t process = {.kind = PERFQ_TARGET_PROCESS};
+    perfq_measurement_t *m = NULL, *self = NULL;
+    assert_int_equal(perfq_measurement_create(pq, ids, 3, &process, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_create(pq, ids, 1, NULL, &self), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(self), PERFQ_OK);
+    uint64_t burned = burner_run(&b, th);
+    assert_int_equal(perfq_measurement_end(self), PERFQ_OK);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v[3], vs[1];
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 3), PERFQ_OK);
+    assert_int_equal(perfq_measurement_result(self, PERFQ_RESULT_WAIT, vs, 1), PERFQ_OK);
+    print_message("burned %.3f ms in a thread that predates the measurement: PROCESS "
+                  "task-clock %.3f ms, process-cpu-time %.3f ms; SELF task-clock %.3f ms\n",
+                  burned / 1e6, v[0].v.u64 / 1e6, v[1].v.u64 / 1e6, vs[0].v.u64 / 1e6);
+    assert_true(v[0].v.u64 >= burned / 100 * 95);
+    assert_int_equal(v[0].flags & PERFQ_VALUE_NOT_COUNTED, 0);
+    assert_true(v[1].v.u64 >= burned);
+    assert_true(vs[0].v.u64 < burned / 2);
+    perfq_measurement_destroy(&self);
+    perfq_measurement_destroy(&m);
+    /* The sampler takes the same target. */
+    perfq_sampler_t *s = NULL;
+    assert_int_equal(perfq_sampler_create(pq, &process, &s), PERFQ_OK);
+    perfq_sampler_destroy(&s);
+    perfq_close(&pq);
+}
+
+/* A PID target is every thread of that process too: a child whose second thread (started
+ * before the measurement) burns while its main thread waits. Before issue 14 item 8 perf was
+ * attached to the pid's main thread only and counted ~0. */
+static void test_pid_target_counts_existing_threads(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, "host/task-clock", &id), PERFQ_OK);
+    int ready[2], result[2], finish[2];
+    struct burner b;
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(result), 0);
+    assert_int_equal(pipe(finish), 0);
+    assert_int_equal(pipe(b.go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        pthread_t th;
+        uint64_t burned = 0;
+        char byte;
+        if (pipe(b.done) != 0 || pthread_create(&th, NULL, burner_main, &b) != 0 ||
+            write(ready[1], "r", 1) != 1 ||
+            read(b.done[0], &burned, sizeof(burned)) != (ssize_t)sizeof(burned) ||
+            pthread_join(th, NULL) != 0 ||
+            write(result[1], &burned, sizeof(burned)) != (ssize_t)sizeof(burned) ||
+            read(finish[0], &byte, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    char byte;
+    assert_int_equal(read(ready[0], &byte, 1), 1);   /* the child's burner thread exists */
+    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid};
+    perfq_measurement_t *m = NULL;
+    assert_int_equal(perfq_measurement_create(pq, &id, 1, &t, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(write(b.go[1], "b", 1), 1);
+    uint64_t burned = 0;
+    assert_int_equal(read(result[0], &burned, sizeof(burned)), (ssize_t)sizeof(burned));
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v;
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, &v, 1), PERFQ_OK);
+    assert_int_equal(write(finish[1], "f", 1), 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    print_message("child's second thread burned %.3f ms; PID task-clock %.3f ms\n",
+                  burned / 1e6, v.v.u64 / 1e6);
+    assert_true(v.v.u64 >= burned / 100 * 95);
+    int *fds[] = {ready, result, finish, b.go};
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+        close(fds[i][0]);
+        close(fds[i][1]);
+    }
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +426,8 @@ int main(void)
         cmocka_unit_test(test_sample_grows_and_begin_again_restarts),
         cmocka_unit_test(test_child_process_target),
         cmocka_unit_test(test_target_creating_threads),
+        cmocka_unit_test(test_process_target_counts_existing_threads),
+        cmocka_unit_test(test_pid_target_counts_existing_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,7 +186,10 @@ PERFQ_API perfq_status_t perfq_counter_suggest(const perfq_t *pq, const char *na
 /* What a measurement counts. */
 typedef enum perfq_target_kind {
     PERFQ_TARGET_SELF = 0,   /* the calling thread, plus threads and processes it starts later */
-    PERFQ_TARGET_PID = 1,    /* process pid, plus threads and processes it starts later */
+    PERFQ_TARGET_PID = 1,    /* process pid (every thread it has at measurement_create), plus
+                              * threads and processes they start later */
+    PERFQ_TARGET_PROCESS = 2,/* the calling process: every thread it has at measurement_create,
+                              * plus threads and processes they start later */
 } perfq_target_kind_t;
 
 typedef struct perfq_target {
@@ -289,6 +292,7 @@ PERFQ_API double perfq_value_as_double(const perfq_value_t *value, perfq_storage
  * - Threads: every call is serialised by the sampler's own lock. With a PERFQ_TARGET_SELF
  *   target, per-thread sources (perf) count the thread that calls start after a choose (and
  *   threads it starts later); process-wide sources (clock/process-cpu-time) count the process.
+ *   With PERFQ_TARGET_PROCESS every source counts every thread of the process.
  * - A sampler holds a reference to its instance, as a measurement does: it keeps working after
  *   perfq_close() and must be destroyed by its owner.
  */

@@ -136,7 +136,7 @@ perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *i
     perfq_target_t self = {.kind = PERFQ_TARGET_SELF};
     if (!target)
         target = &self;
-    if (target->kind != PERFQ_TARGET_SELF &&
+    if (target->kind != PERFQ_TARGET_SELF && target->kind != PERFQ_TARGET_PROCESS &&
         (target->kind != PERFQ_TARGET_PID || target->pid <= 0))
         return PERFQ_EINVAL;
     perfq_status_t st = validate_ids(pq, ids, n);

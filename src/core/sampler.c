@@ -83,7 +83,7 @@ perfq_status_t perfq_sampler_create(perfq_t *pq, const perfq_target_t *target,
     perfq_target_t self = {.kind = PERFQ_TARGET_SELF};
     if (!target)
         target = &self;
-    if (target->kind != PERFQ_TARGET_SELF &&
+    if (target->kind != PERFQ_TARGET_SELF && target->kind != PERFQ_TARGET_PROCESS &&
         (target->kind != PERFQ_TARGET_PID || target->pid <= 0))
         return PERFQ_EINVAL;
     struct perfq_sampler *s = calloc(1, sizeof *s);

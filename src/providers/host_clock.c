@@ -1,9 +1,10 @@
 /*
  * Provider "clock": the POSIX clocks of the calling process. process-cpu-time is the CPU time of
- * all threads of the process (CLOCK_PROCESS_CPUTIME_ID, ns resolution), which perf's task-clock
- * (the calling thread and what it starts later) does not cover for threads that already exist.
- * wall-time is CLOCK_MONOTONIC elapsed. Only PERFQ_TARGET_SELF: another process's CPU clock
- * would leave out its children, which a pid target includes everywhere else in perfq.
+ * all threads of the process (CLOCK_PROCESS_CPUTIME_ID, ns resolution), also with a
+ * PERFQ_TARGET_SELF target, where perf's task-clock counts the calling thread only.
+ * wall-time is CLOCK_MONOTONIC elapsed. PERFQ_TARGET_SELF and PERFQ_TARGET_PROCESS (the same
+ * clocks), not PERFQ_TARGET_PID: another process's CPU clock would leave out its children,
+ * which a pid target includes everywhere else in perfq.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static perfq_status_t clock_session_open(void *state, const struct perfq_session
                                          void **session)
 {
     (void)state;
-    if (req->target.kind != PERFQ_TARGET_SELF)
+    if (req->target.kind != PERFQ_TARGET_SELF && req->target.kind != PERFQ_TARGET_PROCESS)
         return PERFQ_ENOTSUP;
     if (req->count > ARRAY_SIZE(counters))
         return PERFQ_EINVAL;

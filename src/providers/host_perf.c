@@ -1,5 +1,10 @@
 /*
- * Provider "host": Linux perf_event_open for a process and its descendants.
+ * Provider "host": Linux perf_event_open for the measured tasks and what they start later.
+ *
+ * perf_event_open attaches to one thread. The target says which: PERFQ_TARGET_SELF the
+ * calling thread; PERFQ_TARGET_PROCESS and PERFQ_TARGET_PID every thread of the process at
+ * session_open (one set of events per thread, from /proc/PID/task, summed at read). With
+ * inherit, threads and processes that a counted thread starts later are counted too.
  *
  * Two groups: "host" (software events, always there where perf_event_open is allowed) and
  * "host-hw" (hardware events, where the CPU has a PMU the kernel drives). Each catalog group
@@ -9,6 +14,7 @@
  * Multiplexing: time_enabled/time_running come with every read; a value whose counter ran for
  * part of the interval is scaled by enabled/running and flagged PERFQ_VALUE_SCALED.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -27,10 +33,13 @@
 enum { GROUP_SOFTWARE, GROUP_HARDWARE, GROUP_KINDS };
 
 static const struct perfq_group_desc groups[GROUP_KINDS] = {
-    [GROUP_SOFTWARE] = {"host", "Kernel software events of the process and its descendants "
-                                "(perf_event_open, PERF_TYPE_SOFTWARE)", PERFQ_SCOPE_PROCESS, 0},
-    [GROUP_HARDWARE] = {"host-hw", "CPU hardware events of the process and its descendants "
-                                   "(perf_event_open, PERF_TYPE_HARDWARE); multiplexed by the "
+    [GROUP_SOFTWARE] = {"host", "Kernel software events of the measured threads (the calling "
+                                "thread, or every thread of a process target) and what they "
+                                "start later (perf_event_open, PERF_TYPE_SOFTWARE)", PERFQ_SCOPE_PROCESS, 0},
+    [GROUP_HARDWARE] = {"host-hw", "CPU hardware events of the measured threads (the calling "
+                                   "thread, or every thread of a process target) and what they "
+                                   "start later (perf_event_open, PERF_TYPE_HARDWARE); "
+                                   "multiplexed by the "
                                    "kernel when the PMU has too few counters",
                         PERFQ_SCOPE_PROCESS, 0},
 };
@@ -200,19 +209,40 @@ struct event_group {
     uint64_t last[3 + MAX_GROUP];
 };
 
-struct host_session {
+/* The groups attached to one thread (with inherit: and to what it starts later). */
+struct thread_events {
     struct event_group groups[GROUP_KINDS];
+};
+
+struct host_session {
+    struct thread_events *threads;
+    size_t thread_count;
     size_t count;
     uint8_t kind[MAX_GROUP * GROUP_KINDS];   /* request index -> group kind */
     uint8_t slot[MAX_GROUP * GROUP_KINDS];   /* request index -> position in the group read */
 };
 
+static void thread_close(struct thread_events *t)
+{
+    for (int g = 0; g < GROUP_KINDS; g++)
+        for (size_t i = 0; i < t->groups[g].count; i++)
+            close(t->groups[g].fds[i]);
+    memset(t, 0, sizeof(*t));
+}
+
+static void close_threads(struct host_session *s)
+{
+    for (size_t t = 0; t < s->thread_count; t++)
+        thread_close(&s->threads[t]);
+    free(s->threads);
+    s->threads = NULL;
+    s->thread_count = 0;
+}
+
 static void host_session_close(void *session)
 {
     struct host_session *s = session;
-    for (int g = 0; g < GROUP_KINDS; g++)
-        for (size_t i = 0; i < s->groups[g].count; i++)
-            close(s->groups[g].fds[i]);
+    close_threads(s);
     free(s);
 }
 
@@ -221,43 +251,112 @@ static int kind_of(const struct perfq_counter_desc *d)
     return d->code == PERF_TYPE_HARDWARE ? GROUP_HARDWARE : GROUP_SOFTWARE;
 }
 
-/* Opens the requested events into s's groups; 0, or the status to return. */
-static perfq_status_t open_groups(struct host_session *s, const struct perfq_session_request *req,
-                                  pid_t pid, int on_exec)
+static perfq_status_t status_of(int err)
 {
-    for (size_t i = 0; i < req->count; i++) {
-        int k = kind_of(req->counters[i]);
-        struct event_group *g = &s->groups[k];
-        if (g->count == MAX_GROUP)
-            return PERFQ_EBUSY;
-        int fd = open_event(req->counters[i], pid, g->count ? g->fds[0] : -1, on_exec);
-        if (fd < 0) {
-            int err = errno;
-            return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP
-                 : err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ESYS;
-        }
-        s->kind[i] = (uint8_t)k;
-        s->slot[i] = (uint8_t)g->count;
-        g->fds[g->count++] = fd;
-    }
-    return PERFQ_OK;
+    return err == ESRCH ? PERFQ_EINVAL : err == ENOENT ? PERFQ_ENOTSUP
+         : err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ESYS;
 }
 
-static void close_groups(struct host_session *s)
+/* Opens the session's events on one task (0: the calling thread); -1 and errno on failure,
+ * with nothing left open. */
+static int thread_open(const struct host_session *s, const struct perfq_session_request *req,
+                       pid_t tid, int on_exec, struct thread_events *t)
 {
-    for (int g = 0; g < GROUP_KINDS; g++) {
-        for (size_t i = 0; i < s->groups[g].count; i++)
-            close(s->groups[g].fds[i]);
-        s->groups[g].count = 0;
+    memset(t, 0, sizeof(*t));
+    for (size_t i = 0; i < req->count; i++) {
+        struct event_group *g = &t->groups[s->kind[i]];
+        int fd = open_event(req->counters[i], tid, g->count ? g->fds[0] : -1, on_exec);
+        if (fd < 0) {
+            int err = errno;
+            thread_close(t);
+            errno = err;
+            return -1;
+        }
+        g->fds[g->count++] = fd;
     }
+    return 0;
 }
+
+/* The threads of process pid now, from /proc/PID/task; NULL and errno on failure. */
+static pid_t *list_threads(pid_t pid, size_t *n)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return NULL;
+    pid_t *tids = NULL;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || tid <= 0)
+            continue;
+        if (count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            pid_t *nt = realloc(tids, ncap * sizeof(*nt));
+            if (!nt) {
+                free(tids);
+                closedir(dir);
+                errno = ENOMEM;
+                return NULL;
+            }
+            tids = nt;
+            cap = ncap;
+        }
+        tids[count++] = (pid_t)tid;
+    }
+    closedir(dir);
+    if (!count) {
+        free(tids);
+        errno = ESRCH;
+        return NULL;
+    }
+    *n = count;
+    return tids;
+}
+
+/* A process target (PERFQ_TARGET_PROCESS: this process; PERFQ_TARGET_PID: pid) is every
+ * thread it has when the session opens, each with its own events, plus (inherit) what those
+ * threads start afterwards. perf_event_open attaches to one thread, so this is the only way
+ * to count threads that already exist (perf stat -p does the same). A thread that one of the
+ * threads not yet attached starts during this loop is not counted: perf has the same window
+ * (microseconds), and rescanning could not tell such a thread from one started by an attached
+ * thread, which inherit already counts (attaching it too would count it twice). A thread that
+ * exits before the scan reaches it (ESRCH) is skipped. */
+static perfq_status_t open_process(struct host_session *s, const struct perfq_session_request *req,
+                                   pid_t pid, int on_exec)
+{
+    size_t n = 0;
+    pid_t *tids = list_threads(pid, &n);
+    if (!tids)
+        return errno == ENOMEM ? PERFQ_ENOMEM : errno == ENOENT || errno == ESRCH
+                                                     ? PERFQ_EINVAL : status_of(errno);
+    s->threads = calloc(n, sizeof(*s->threads));
+    if (!s->threads) {
+        free(tids);
+        return PERFQ_ENOMEM;
+    }
+    perfq_status_t st = PERFQ_OK;
+    for (size_t i = 0; i < n && st == PERFQ_OK; i++) {
+        if (thread_open(s, req, tids[i], on_exec, &s->threads[s->thread_count]) == 0)
+            s->thread_count++;
+        else if (errno != ESRCH)
+            st = status_of(errno);
+    }
+    free(tids);
+    if (st == PERFQ_OK && s->thread_count == 0)
+        st = PERFQ_EINVAL;   /* every thread gone: the process is */
+    return st;
+}
+
+static perfq_status_t read_group(struct event_group *g, uint64_t *buf);
 
 /* 1 when some group cannot be read because a thread of the target inherited it while it was
  * still being built: the kernel then refuses every read of the group with ECHILD for as long
  * as that thread lives (Linux 6.18; a PID target that creates a thread during open, such as a
  * TSan-built child of perfq stat starting its background thread). */
-static perfq_status_t read_group(struct event_group *g, uint64_t *buf);
-
 static int inherited_incomplete(struct host_session *s)
 {
     /* A thread being created while the last event was added finishes its copy within
@@ -265,12 +364,33 @@ static int inherited_incomplete(struct host_session *s)
      * the moment of a copy. */
     struct timespec pause = {0, 500000};
     nanosleep(&pause, NULL);
-    for (int k = 0; k < GROUP_KINDS; k++) {
-        uint64_t buf[3 + MAX_GROUP];
-        if (read_group(&s->groups[k], buf) != PERFQ_OK && errno == ECHILD)
-            return 1;
-    }
+    for (size_t t = 0; t < s->thread_count; t++)
+        for (int k = 0; k < GROUP_KINDS; k++) {
+            uint64_t buf[3 + MAX_GROUP];
+            if (read_group(&s->threads[t].groups[k], buf) != PERFQ_OK && errno == ECHILD)
+                return 1;
+        }
     return 0;
+}
+
+/* open_process, built again while a thread the target creates meanwhile spoils it: a
+ * member's open may fail (EINVAL: the leader's context changed under it), or the new thread
+ * may take an incomplete copy. A bounded number of times: a target that creates threads all
+ * the time may do it again (reads then retry, read_group; a create may be refused). */
+static perfq_status_t open_process_settled(struct host_session *s,
+                                           const struct perfq_session_request *req, pid_t pid,
+                                           int on_exec)
+{
+    perfq_status_t st = open_process(s, req, pid, on_exec);
+    for (int again = 0; again < 64; again++) {
+        if (st == PERFQ_OK && !inherited_incomplete(s))
+            break;
+        if (st != PERFQ_OK && st != PERFQ_ESYS)
+            break;
+        close_threads(s);
+        st = open_process(s, req, pid, on_exec);
+    }
+    return st;
 }
 
 static perfq_status_t host_session_open(void *state, const struct perfq_session_request *req,
@@ -282,21 +402,38 @@ static perfq_status_t host_session_open(void *state, const struct perfq_session_
     struct host_session *s = calloc(1, sizeof(*s));
     if (!s)
         return PERFQ_ENOMEM;
-    pid_t pid = req->target.kind == PERFQ_TARGET_PID ? req->target.pid : 0;
-    int on_exec = req->target.kind == PERFQ_TARGET_PID && req->target.enable_on_exec;
     s->count = req->count;
-    perfq_status_t st = open_groups(s, req, pid, on_exec);
-    /* A PID target that creates a thread while its groups are built: a member's open may fail
-     * (EINVAL: the leader's context changed under it), or the thread may take an incomplete
-     * copy. Built again, a bounded number of times (a target that creates threads all the
-     * time may do it again; reads then retry, read_group). */
-    for (int again = 0; pid && again < 64; again++) {
-        if (st == PERFQ_OK && !inherited_incomplete(s))
-            break;
-        if (st != PERFQ_OK && st != PERFQ_ESYS)
-            break;
-        close_groups(s);
-        st = open_groups(s, req, pid, on_exec);
+    size_t in_group[GROUP_KINDS] = {0};
+    for (size_t i = 0; i < req->count; i++) {
+        int k = kind_of(req->counters[i]);
+        if (in_group[k] == MAX_GROUP) {
+            host_session_close(s);
+            return PERFQ_EBUSY;
+        }
+        s->kind[i] = (uint8_t)k;
+        s->slot[i] = (uint8_t)in_group[k]++;
+    }
+    perfq_status_t st;
+    switch (req->target.kind) {
+    case PERFQ_TARGET_PID:
+        st = open_process_settled(s, req, req->target.pid, req->target.enable_on_exec);
+        break;
+    case PERFQ_TARGET_PROCESS:
+        st = open_process_settled(s, req, getpid(), 0);
+        break;
+    case PERFQ_TARGET_SELF:
+    default:
+        /* The calling thread (pid 0), and what it starts later. */
+        s->threads = calloc(1, sizeof(*s->threads));
+        if (!s->threads)
+            st = PERFQ_ENOMEM;
+        else if (thread_open(s, req, 0, 0, &s->threads[0]) != 0)
+            st = status_of(errno);
+        else {
+            s->thread_count = 1;
+            st = PERFQ_OK;
+        }
+        break;
     }
     if (st != PERFQ_OK) {
         host_session_close(s);
@@ -326,24 +463,41 @@ static perfq_status_t read_group(struct event_group *g, uint64_t *buf)
     return PERFQ_OK;
 }
 
+/* Reads every thread's groups. A thread that has exited still reads: its events keep their
+ * final counts. */
 static perfq_status_t read_all(struct host_session *s, int into_base)
 {
-    for (int k = 0; k < GROUP_KINDS; k++) {
-        struct event_group *g = &s->groups[k];
-        perfq_status_t st = read_group(g, into_base ? g->base : g->last);
-        if (st != PERFQ_OK)
-            return st;
-    }
+    for (size_t t = 0; t < s->thread_count; t++)
+        for (int k = 0; k < GROUP_KINDS; k++) {
+            struct event_group *g = &s->threads[t].groups[k];
+            perfq_status_t st = read_group(g, into_base ? g->base : g->last);
+            if (st != PERFQ_OK)
+                return st;
+        }
     return PERFQ_OK;
 }
 
+/* Each thread's value is scaled by its own group's enabled/running (the kernel multiplexes
+ * per task); the value is their sum, time_enabled/time_running the sums of the threads'. */
 static void compute(const struct host_session *s, perfq_value_t *values)
 {
     for (size_t i = 0; i < s->count; i++) {
-        const struct event_group *g = &s->groups[s->kind[i]];
-        uint64_t enabled = g->last[1] - g->base[1];
-        uint64_t running = g->last[2] - g->base[2];
-        uint64_t raw = g->last[3 + s->slot[i]] - g->base[3 + s->slot[i]];
+        uint64_t enabled = 0, running = 0, sum = 0;
+        int scaled = 0;
+        for (size_t t = 0; t < s->thread_count; t++) {
+            const struct event_group *g = &s->threads[t].groups[s->kind[i]];
+            uint64_t e = g->last[1] - g->base[1];
+            uint64_t r = g->last[2] - g->base[2];
+            uint64_t raw = g->last[3 + s->slot[i]] - g->base[3 + s->slot[i]];
+            enabled += e;
+            running += r;
+            if (r < e && r != 0) {
+                sum += (uint64_t)((double)raw * (double)e / (double)r);
+                scaled = 1;
+            } else {
+                sum += raw;
+            }
+        }
         perfq_value_t *v = &values[i];
         v->time_enabled = enabled;
         v->time_running = running;
@@ -351,11 +505,10 @@ static void compute(const struct host_session *s, perfq_value_t *values)
         if (running == 0 && enabled != 0) {
             v->v.u64 = 0;
             v->flags = PERFQ_VALUE_NOT_COUNTED;
-        } else if (running < enabled) {
-            v->v.u64 = (uint64_t)((double)raw * (double)enabled / (double)running);
-            v->flags = PERFQ_VALUE_SCALED;
         } else {
-            v->v.u64 = raw;
+            v->v.u64 = sum;
+            if (scaled)
+                v->flags = PERFQ_VALUE_SCALED;
         }
     }
 }

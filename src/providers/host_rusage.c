@@ -1,8 +1,10 @@
 /*
  * Provider "rusage": getrusage(2) of the calling process (RUSAGE_SELF) plus its waited-for
  * children (RUSAGE_CHILDREN). It needs no permission, so it keeps CPU time, faults and context
- * switches measurable where perf_event_open is refused. Only PERFQ_TARGET_SELF: the kernel
- * offers no getrusage of another process (perfq stat takes the child's from wait4 instead).
+ * switches measurable where perf_event_open is refused. PERFQ_TARGET_SELF and
+ * PERFQ_TARGET_PROCESS (both count the whole process: RUSAGE_SELF has no per-thread form here),
+ * not PERFQ_TARGET_PID: the kernel offers no getrusage of another process (perfq stat takes
+ * the child's from wait4 instead).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +100,7 @@ static perfq_status_t rusage_session_open(void *state, const struct perfq_sessio
                                           void **session)
 {
     (void)state;
-    if (req->target.kind != PERFQ_TARGET_SELF)
+    if (req->target.kind != PERFQ_TARGET_SELF && req->target.kind != PERFQ_TARGET_PROCESS)
         return PERFQ_ENOTSUP;
     if (req->count > F_COUNT)
         return PERFQ_EINVAL;

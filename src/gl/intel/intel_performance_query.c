@@ -345,6 +345,17 @@ static uint32_t alloc_handle(struct intel_perf_context *ipc)
 
 /* ---- instances on the engine (no validation: the entry points did it) ------------------ */
 
+/* Whom a type's measurement counts. A GLOBAL_CONTEXT type ("Host CPU", device groups) counts
+ * the process: every thread it has, whenever the type's first instance is created (issue 14
+ * item 8: a thread-scoped task-clock read 0 beside a process CPU time of 107 ms). A
+ * SINGLE_CONTEXT type counts this context's GL work, which the calling thread issues. */
+static const perfq_target_t *type_target(const struct intel_query_type *t)
+{
+    static const perfq_target_t process = {.kind = PERFQ_TARGET_PROCESS};
+    static const perfq_target_t self = {.kind = PERFQ_TARGET_SELF};
+    return t->caps & GL_PERFQUERY_GLOBAL_CONTEXT_INTEL ? &process : &self;
+}
+
 /* The shared measurement of a CPU-timeline type, created and begun at its first instance. A
  * type whose providers cannot be sampled after all falls back to measurements of their own. */
 static perfq_status_t shared_open(struct intel_perf_context *ipc, uint32_t type)
@@ -361,8 +372,7 @@ static perfq_status_t shared_open(struct intel_perf_context *ipc, uint32_t type)
     if (!probe)
         return PERFQ_ENOMEM;
     perfq_status_t st = perfq_measurement_create(ipc->pq[t->source], t->ids, t->counter_count,
-                                                 NULL,
-                                                 &ts->shared);
+                                                 type_target(t), &ts->shared);
     if (st == PERFQ_OK)
         st = perfq_measurement_begin(ts->shared);
     if (st == PERFQ_OK)
@@ -393,7 +403,7 @@ static perfq_status_t instance_open(struct intel_perf_context *ipc, struct intel
         obj->begin = calloc(t->counter_count, sizeof(*obj->begin));
         return obj->begin ? PERFQ_OK : PERFQ_ENOMEM;
     }
-    return perfq_measurement_create(ipc->pq[t->source], t->ids, t->counter_count, NULL,
+    return perfq_measurement_create(ipc->pq[t->source], t->ids, t->counter_count, type_target(t),
                                     &obj->m);
 }
 

@@ -125,7 +125,7 @@ static perfq_status_t dc_session_open(void *state, const struct perfq_session_re
 {
     (void)state;
     /* The counts are this process's: another process's calls are not seen here. */
-    if (req->target.kind != PERFQ_TARGET_SELF)
+    if (req->target.kind == PERFQ_TARGET_PID)
         return PERFQ_ENOTSUP;
     if (req->count > ARRAY_SIZE(counters))
         return PERFQ_EINVAL;
