@@ -316,8 +316,10 @@ static uint64_t burner_run(struct burner *b, pthread_t th)
  * existed before the measurement (perf_event_open attaches to one thread: perfq attaches to
  * each) and that exits before end (its events keep their final counts). A SELF measurement of
  * the same interval counts the calling thread, which only waits. The burner's CPU time lies
- * strictly inside [begin, end]; 5% below it allows for perf's task clock against the
- * scheduler's runtime (two clock sources), far from the waiting thread's ~0. */
+ * strictly inside [begin, end]. task-clock and CLOCK_THREAD_CPUTIME_ID are two accountings
+ * that differ under load (seen 8% apart here, and up to 30% in test_task_clock_of_busy_loop's
+ * note), so the bound is half of what was burned: far above what a thread-scoped count sees
+ * (the waiting thread's ~0.2 ms, asserted below half too), far below the ~60 ms counted. */
 static void test_process_target_counts_existing_threads(void **state)
 {
     (void)state;
@@ -345,7 +347,7 @@ static void test_process_target_counts_existing_threads(void **state)
     print_message("burned %.3f ms in a thread that predates the measurement: PROCESS "
                   "task-clock %.3f ms, process-cpu-time %.3f ms; SELF task-clock %.3f ms\n",
                   burned / 1e6, v[0].v.u64 / 1e6, v[1].v.u64 / 1e6, vs[0].v.u64 / 1e6);
-    assert_true(v[0].v.u64 >= burned / 100 * 95);
+    assert_true(v[0].v.u64 >= burned / 2);
     assert_int_equal(v[0].flags & PERFQ_VALUE_NOT_COUNTED, 0);
     assert_true(v[1].v.u64 >= burned);
     assert_true(vs[0].v.u64 < burned / 2);
@@ -407,7 +409,7 @@ static void test_pid_target_counts_existing_threads(void **state)
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     print_message("child's second thread burned %.3f ms; PID task-clock %.3f ms\n",
                   burned / 1e6, v.v.u64 / 1e6);
-    assert_true(v.v.u64 >= burned / 100 * 95);
+    assert_true(v.v.u64 >= burned / 2);   /* see the test above for the bound */
     int *fds[] = {ready, result, finish, b.go};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
         close(fds[i][0]);

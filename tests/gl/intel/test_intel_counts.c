@@ -277,11 +277,10 @@ static void *burner_main(void *arg)
 
 /* Issue 14 item 8: "Host CPU" is a GLOBAL_CONTEXT type; its perf counters (groups host,
  * host-hw) count the process, also a thread that existed before the context and its first
- * instance. The thread
- * burns its CPU strictly between Begin and End while this thread sleeps, so the process's
- * task-clock is at least what it burned; 5% below it allows for the two clocks' sources
- * (perf's task clock against the scheduler's runtime), far above the calling thread's own
- * CPU time, which is what was counted before (0.0 ms). */
+ * instance. The thread burns its CPU strictly between Begin and End while this thread sleeps.
+ * perf's task clock and the thread's CPU clock are two accountings that differ under load
+ * (seen 8% apart), so the bound is half of what was burned: far above the calling thread's own
+ * CPU time, which is what was counted before (0.1 ms), far below the ~60 ms counted now. */
 static void test_host_counters_count_existing_threads(void **state)
 {
     (void)state;
@@ -311,7 +310,7 @@ static void test_host_counters_count_existing_threads(void **state)
     uint64_t cpu = gltest_counter_u64(&fresh, id, "CPU Time", data);
     fprintf(stderr, "thread started before the context burned %.3f ms; host/task-clock "
             "%.3f ms, CPU Time %.3f ms\n", b.burned / 1e6, task / 1e6, cpu / 1e6);
-    assert_true(task >= b.burned / 100 * 95);
+    assert_true(task >= b.burned / 2);
     assert_true(cpu >= b.burned);
     assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
     fresh.gl.glDeletePerfQueryINTEL(h);
