@@ -61,6 +61,8 @@ static struct {
     PFNGLCREATEBUFFERSPROC create_buffers;
     PFNGLTEXTURESTORAGE2DPROC texture_storage_2d;
     PFNGLCREATETEXTURESPROC create_textures;
+    PFNGLMAPBUFFERRANGEPROC map_buffer_range;
+    PFNGLUNMAPBUFFERPROC unmap_buffer;
 } f;
 
 #define LOAD(member, name) f.member = (__typeof__(f.member))eglGetProcAddress(name)
@@ -89,6 +91,8 @@ static void load(void)
     LOAD(create_buffers, "glCreateBuffers");
     LOAD(texture_storage_2d, "glTextureStorage2D");
     LOAD(create_textures, "glCreateTextures");
+    LOAD(map_buffer_range, "glMapBufferRange");
+    LOAD(unmap_buffer, "glUnmapBuffer");
 }
 
 /* A context of this run's kind, sharing with `share` (or nothing), made current. */
@@ -482,6 +486,69 @@ static void test_respecify_and_refused_calls(void **state)
     f.delete_textures(1, &s);
     expect_type(OBJ_BUFFER, 0, 0);
     expect_type(OBJ_TEXTURE, 0, 0);
+}
+
+/* The layer reads the driver's error flag once after a repeatable storage call
+ * (docs/nv-query-resource.md, "The error check"): with an earlier error still pending (the
+ * driver's or one the layer holds for the program), a call the driver accepts is counted and one
+ * it refuses is not, and the program reads its first error once, then nothing. */
+static void test_error_pending_at_storage_call(void **state)
+{
+    (void)state;
+    static unsigned char bytes[4096];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 7 + 1);
+    GLuint b = buffer(1 * MIB);
+    GLuint t = texture_2d(64, 64);
+    GLuint rb = renderbuffer(64, 64);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* the driver's error pending, the call accepted */
+    gl.glBindBuffer(0x1234, 0);
+    gl.glBufferData(GL_ARRAY_BUFFER, 2 * MIB, NULL, GL_STATIC_DRAW);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 128, 128);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 1, 2048);
+    expect_type(OBJ_TEXTURE, 1, 64);
+    expect_type(OBJ_RENDERBUFFER, 1, 64);
+    /* the driver's error pending, the calls refused */
+    gl.glBindBuffer(0x1234, 0);
+    gl.glBufferData(GL_ARRAY_BUFFER, -1, NULL, GL_STATIC_DRAW);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, -4, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, -1, 128);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 1, 2048);
+    expect_type(OBJ_TEXTURE, 1, 64);
+    expect_type(OBJ_RENDERBUFFER, 1, 64);
+    /* nothing pending: a refused call's own error, once */
+    gl.glBufferData(GL_ARRAY_BUFFER, -1, NULL, GL_STATIC_DRAW);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 1, 2048);
+    /* an error the layer holds for the program (a tag never generated) comes first */
+    f.tag(777, NULL);
+    gl.glBufferData(GL_ARRAY_BUFFER, -1, NULL, GL_STATIC_DRAW);
+    gl.glBufferData(GL_ARRAY_BUFFER, 3 * MIB, NULL, GL_STATIC_DRAW);
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 1, 3072);
+    /* an accepted call the layer ran again leaves the program's data as given */
+    gl.glBindBuffer(0x1234, 0);
+    gl.glBufferData(GL_ARRAY_BUFFER, sizeof bytes, bytes, GL_STATIC_DRAW);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    expect_type(OBJ_BUFFER, 1, 4);
+    const unsigned char *m = f.map_buffer_range(GL_ARRAY_BUFFER, 0, sizeof bytes,
+                                                GL_MAP_READ_BIT);
+    assert_non_null(m);
+    assert_memory_equal(m, bytes, sizeof bytes);
+    f.unmap_buffer(GL_ARRAY_BUFFER);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    gl.glDeleteBuffers(1, &b);
+    f.delete_textures(1, &t);
+    gl.glDeleteRenderbuffers(1, &rb);
+    expect_type(OBJ_BUFFER, 0, 0);
 }
 
 /* Storage calls by target name the object the program bound: the layer's record of the binds
@@ -1039,6 +1106,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_views_buffer_textures_dsa, setup_each,
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_respecify_and_refused_calls, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_error_pending_at_storage_call, setup_each,
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_bindings_tracked, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_extension_storage_calls, setup_each, teardown_each),

@@ -83,6 +83,34 @@ GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c)
     return e;
 }
 
+/* One read instead of two, for a call that the layer may run a second time with the same
+ * effect (docs/nv-query-resource.md, "The error check"). The call has run; the driver's flag now
+ * holds either nothing (the call was accepted and no earlier error was pending) or the first
+ * error since the flag was last read, which may be the call's own or an earlier call's: it is
+ * kept for the program either way (first one wins). Returns it. */
+GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c)
+{
+    return perfq_gl_call_checked_end(c);
+}
+
+/* After perfq_gl_call_repeatable_end returned an error and the layer ran the same call again
+ * (the flag was clear before it): the second run's error is the call's own answer. It is the
+ * layer's to read, never the program's (the program's first error is already kept). */
+GLenum perfq_gl_call_repeat_end(struct perfq_gl_ctx *c)
+{
+    GLenum first = GL_NO_ERROR;
+    if (!c->pub.gl->glGetError)
+        return first;
+    for (int i = 0; i < 8; i++) {
+        GLenum e = c->pub.gl->glGetError();
+        if (e == GL_NO_ERROR)
+            break;
+        if (first == GL_NO_ERROR)
+            first = e;
+    }
+    return first;
+}
+
 PERFQ_GL_EXPORT GLenum glGetError(void)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();

@@ -109,6 +109,11 @@ void perfq_gl_context_stats(struct perfq_gl_layer_stats *out);
  * stays pending for the program). */
 void perfq_gl_call_checked_begin(struct perfq_gl_ctx *c);
 GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c);
+/* The same with one read, for calls the layer may run again with the same effect: the call ran,
+ * then perfq_gl_call_repeatable_end; if that returned an error, the call runs again and
+ * perfq_gl_call_repeat_end says whether it is refused (layer_objects.h, OBSERVED_REPEATABLE). */
+GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c);
+GLenum perfq_gl_call_repeat_end(struct perfq_gl_ctx *c);
 
 /* layer_bindings.c: every binding is asked again (a GL error was read: a bind may have failed). */
 static inline void perfq_gl_bindings_forget(struct perfq_gl_ctx *c)

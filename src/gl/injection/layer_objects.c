@@ -36,7 +36,7 @@ void glDeleteBuffers(GLsizei n, const GLuint *names)
 
 void glBufferData(GLenum target, GLsizeiptr size, const void *data, GLenum usage)
 {
-    OBSERVED(glBufferData, (target, size, data, usage), BUFFER_ALLOC, .target = target,
+    OBSERVED_REPEATABLE(glBufferData, (target, size, data, usage), BUFFER_ALLOC, .target = target,
              .size = size);
 }
 
@@ -48,7 +48,7 @@ void glBufferStorage(GLenum target, GLsizeiptr size, const void *data, GLbitfiel
 
 void glNamedBufferData(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
 {
-    OBSERVED(glNamedBufferData, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
+    OBSERVED_REPEATABLE(glNamedBufferData, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
              .size = size);
 }
 
@@ -82,7 +82,7 @@ void glDeleteTextures(GLsizei n, const GLuint *names)
 void glTexImage1D(GLenum target, GLint level, GLint internalformat, GLsizei width, GLint border,
                   GLenum format, GLenum type, const void *pixels)
 {
-    OBSERVED(glTexImage1D, (target, level, internalformat, width, border, format, type, pixels),
+    OBSERVED_REPEATABLE(glTexImage1D, (target, level, internalformat, width, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, 1, 1), .format = format,
              .type = type);
@@ -91,7 +91,7 @@ void glTexImage1D(GLenum target, GLint level, GLint internalformat, GLsizei widt
 void glTexImage2D(GLenum target, GLint level, GLint internalformat, GLsizei width,
                   GLsizei height, GLint border, GLenum format, GLenum type, const void *pixels)
 {
-    OBSERVED(glTexImage2D,
+    OBSERVED_REPEATABLE(glTexImage2D,
              (target, level, internalformat, width, height, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, height, 1),
@@ -102,7 +102,7 @@ void glTexImage3D(GLenum target, GLint level, GLint internalformat, GLsizei widt
                   GLsizei height, GLsizei depth, GLint border, GLenum format, GLenum type,
                   const void *pixels)
 {
-    OBSERVED(glTexImage3D,
+    OBSERVED_REPEATABLE(glTexImage3D,
              (target, level, internalformat, width, height, depth, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, height, depth),
@@ -112,7 +112,7 @@ void glTexImage3D(GLenum target, GLint level, GLint internalformat, GLsizei widt
 void glCompressedTexImage1D(GLenum target, GLint level, GLenum internalformat, GLsizei width,
                             GLint border, GLsizei imageSize, const void *data)
 {
-    OBSERVED(glCompressedTexImage1D,
+    OBSERVED_REPEATABLE(glCompressedTexImage1D,
              (target, level, internalformat, width, border, imageSize, data), TEX_ALLOC,
              .target = target, .level = level, .levels = 1, .internalformat = internalformat,
              DIMS(width, 1, 1), .size = imageSize);
@@ -121,7 +121,7 @@ void glCompressedTexImage1D(GLenum target, GLint level, GLenum internalformat, G
 void glCompressedTexImage2D(GLenum target, GLint level, GLenum internalformat, GLsizei width,
                             GLsizei height, GLint border, GLsizei imageSize, const void *data)
 {
-    OBSERVED(glCompressedTexImage2D,
+    OBSERVED_REPEATABLE(glCompressedTexImage2D,
              (target, level, internalformat, width, height, border, imageSize, data), TEX_ALLOC,
              .target = target, .level = level, .levels = 1, .internalformat = internalformat,
              DIMS(width, height, 1), .size = imageSize);
@@ -131,7 +131,7 @@ void glCompressedTexImage3D(GLenum target, GLint level, GLenum internalformat, G
                             GLsizei height, GLsizei depth, GLint border, GLsizei imageSize,
                             const void *data)
 {
-    OBSERVED(glCompressedTexImage3D,
+    OBSERVED_REPEATABLE(glCompressedTexImage3D,
              (target, level, internalformat, width, height, depth, border, imageSize, data),
              TEX_ALLOC, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth),
@@ -141,7 +141,7 @@ void glCompressedTexImage3D(GLenum target, GLint level, GLenum internalformat, G
 void glTexImage2DMultisample(GLenum target, GLsizei samples, GLenum internalformat,
                              GLsizei width, GLsizei height, GLboolean fixedsamplelocations)
 {
-    OBSERVED(glTexImage2DMultisample,
+    OBSERVED_REPEATABLE(glTexImage2DMultisample,
              (target, samples, internalformat, width, height, fixedsamplelocations), TEX_ALLOC, .replaces_storage = 1,
              .size = -1,
              .target = target, .levels = 1, .internalformat = internalformat, DIMS(width, height,
@@ -152,7 +152,7 @@ void glTexImage3DMultisample(GLenum target, GLsizei samples, GLenum internalform
                              GLsizei width, GLsizei height, GLsizei depth,
                              GLboolean fixedsamplelocations)
 {
-    OBSERVED(glTexImage3DMultisample,
+    OBSERVED_REPEATABLE(glTexImage3DMultisample,
              (target, samples, internalformat, width, height, depth, fixedsamplelocations),
              TEX_ALLOC, .replaces_storage = 1, .size = -1, .target = target, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth), .samples = samples);
@@ -271,7 +271,7 @@ void glDeleteRenderbuffers(GLsizei n, const GLuint *names)
 
 void glRenderbufferStorage(GLenum target, GLenum internalformat, GLsizei width, GLsizei height)
 {
-    OBSERVED(glRenderbufferStorage, (target, internalformat, width, height), RB_ALLOC,
+    OBSERVED_REPEATABLE(glRenderbufferStorage, (target, internalformat, width, height), RB_ALLOC,
              .target = target, .levels = 1, .internalformat = internalformat, DIMS(width, height,
              1));
 }
@@ -279,7 +279,7 @@ void glRenderbufferStorage(GLenum target, GLenum internalformat, GLsizei width, 
 void glRenderbufferStorageMultisample(GLenum target, GLsizei samples, GLenum internalformat,
                                       GLsizei width, GLsizei height)
 {
-    OBSERVED(glRenderbufferStorageMultisample, (target, samples, internalformat, width, height),
+    OBSERVED_REPEATABLE(glRenderbufferStorageMultisample, (target, samples, internalformat, width, height),
              RB_ALLOC, .target = target, .levels = 1, .internalformat = internalformat, DIMS(width,
              height, 1), .samples = samples);
 }
@@ -287,7 +287,7 @@ void glRenderbufferStorageMultisample(GLenum target, GLsizei samples, GLenum int
 void glNamedRenderbufferStorage(GLuint renderbuffer, GLenum internalformat, GLsizei width,
                                 GLsizei height)
 {
-    OBSERVED(glNamedRenderbufferStorage, (renderbuffer, internalformat, width, height),
+    OBSERVED_REPEATABLE(glNamedRenderbufferStorage, (renderbuffer, internalformat, width, height),
              RB_ALLOC, .name = renderbuffer, .levels = 1, .internalformat = internalformat,
              DIMS(width, height, 1));
 }
@@ -295,7 +295,7 @@ void glNamedRenderbufferStorage(GLuint renderbuffer, GLenum internalformat, GLsi
 void glNamedRenderbufferStorageMultisample(GLuint renderbuffer, GLsizei samples,
                                            GLenum internalformat, GLsizei width, GLsizei height)
 {
-    OBSERVED(glNamedRenderbufferStorageMultisample,
+    OBSERVED_REPEATABLE(glNamedRenderbufferStorageMultisample,
              (renderbuffer, samples, internalformat, width, height), RB_ALLOC,
              .name = renderbuffer, .levels = 1, .internalformat = internalformat, DIMS(width,
              height, 1), .samples = samples);
@@ -305,7 +305,7 @@ void glNamedRenderbufferStorageMultisample(GLuint renderbuffer, GLsizei samples,
 
 void glBufferDataARB(GLenum target, GLsizeiptrARB size, const void *data, GLenum usage)
 {
-    OBSERVED(glBufferDataARB, (target, size, data, usage), BUFFER_ALLOC, .target = target,
+    OBSERVED_REPEATABLE(glBufferDataARB, (target, size, data, usage), BUFFER_ALLOC, .target = target,
              .size = size);
 }
 
@@ -318,7 +318,7 @@ void glDeleteBuffersARB(GLsizei n, const GLuint *names)
 
 void glNamedBufferDataEXT(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
 {
-    OBSERVED(glNamedBufferDataEXT, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
+    OBSERVED_REPEATABLE(glNamedBufferDataEXT, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
              .size = size);
 }
 
@@ -331,7 +331,7 @@ void glNamedBufferStorageEXT(GLuint buffer, GLsizeiptr size, const void *data, G
 void glCompressedTexImage1DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
                                GLint border, GLsizei imageSize, const void *data)
 {
-    OBSERVED(glCompressedTexImage1DARB,
+    OBSERVED_REPEATABLE(glCompressedTexImage1DARB,
              (target, level, internalformat, width, border, imageSize, data), TEX_ALLOC,
              .size = imageSize, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, 1, 1));
@@ -340,7 +340,7 @@ void glCompressedTexImage1DARB(GLenum target, GLint level, GLenum internalformat
 void glCompressedTexImage2DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
                                GLsizei height, GLint border, GLsizei imageSize, const void *data)
 {
-    OBSERVED(glCompressedTexImage2DARB,
+    OBSERVED_REPEATABLE(glCompressedTexImage2DARB,
              (target, level, internalformat, width, height, border, imageSize, data), TEX_ALLOC,
              .size = imageSize, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, 1));
@@ -350,7 +350,7 @@ void glCompressedTexImage3DARB(GLenum target, GLint level, GLenum internalformat
                                GLsizei height, GLsizei depth, GLint border, GLsizei imageSize,
                                const void *data)
 {
-    OBSERVED(glCompressedTexImage3DARB,
+    OBSERVED_REPEATABLE(glCompressedTexImage3DARB,
              (target, level, internalformat, width, height, depth, border, imageSize, data),
              TEX_ALLOC, .size = imageSize, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth));
@@ -469,7 +469,7 @@ void glGenerateTextureMipmap(GLuint texture)
 void glRenderbufferStorageEXT(GLenum target, GLenum internalformat, GLsizei width,
                               GLsizei height)
 {
-    OBSERVED(glRenderbufferStorageEXT, (target, internalformat, width, height), RB_ALLOC,
+    OBSERVED_REPEATABLE(glRenderbufferStorageEXT, (target, internalformat, width, height), RB_ALLOC,
              .target = target, .levels = 1, .internalformat = internalformat,
              DIMS(width, height, 1));
 }
@@ -477,7 +477,7 @@ void glRenderbufferStorageEXT(GLenum target, GLenum internalformat, GLsizei widt
 void glRenderbufferStorageMultisampleEXT(GLenum target, GLsizei samples, GLenum internalformat,
                                          GLsizei width, GLsizei height)
 {
-    OBSERVED(glRenderbufferStorageMultisampleEXT,
+    OBSERVED_REPEATABLE(glRenderbufferStorageMultisampleEXT,
              (target, samples, internalformat, width, height), RB_ALLOC, .target = target,
              .levels = 1, .internalformat = internalformat, DIMS(width, height, 1),
              .samples = samples);

@@ -35,6 +35,31 @@ static inline struct perfq_gl_ctx *observer_context(void)
         perfq_gl_observe_object(c, &call); \
     } while (0)
 
+/* The same with one read of the driver's error flag instead of two, for calls that running twice
+ * leaves as running once (storage re-specified with the same arguments: glBufferData,
+ * glTexImage*, glRenderbufferStorage, ...; never glGen*, immutable storage, copies from the
+ * framebuffer). The read after the call finds nothing in the common case: then no earlier error
+ * was pending and the call was accepted. If it finds an error, that error is the program's first
+ * (kept for it), but it may be an earlier call's: the flag is clear now, so the call runs again
+ * and the second read is its own answer (docs/nv-query-resource.md, "The error check"). */
+#define OBSERVED_REPEATABLE(fn, args, ...) \
+    do { \
+        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
+        if (!gl->fn) \
+            return; \
+        struct perfq_gl_ctx *c = observer_context(); \
+        gl->fn args; \
+        if (!c) \
+            return; \
+        GLenum error = perfq_gl_call_repeatable_end(c); \
+        if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
+            gl->fn args; \
+            error = perfq_gl_call_repeat_end(c); \
+        } \
+        struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \
+        perfq_gl_observe_object(c, &call); \
+    } while (0)
+
 /* Dimensions a call does not have are 1 (gl_layer.h). */
 #define DIMS(w, h, d) .width = (w), .height = (h), .depth = (d)
 #define NAMES(k, e) .kind = (k), .event = (e), .n = n, .names = names, DIMS(1, 1, 1), .size = -1

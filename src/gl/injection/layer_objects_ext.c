@@ -13,7 +13,7 @@ void glTextureImage1DEXT(GLuint texture, GLenum target, GLint level, GLint inter
                          GLsizei width, GLint border, GLenum format, GLenum type,
                          const void *pixels)
 {
-    OBSERVED(glTextureImage1DEXT,
+    OBSERVED_REPEATABLE(glTextureImage1DEXT,
              (texture, target, level, internalformat, width, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
              .levels = 1, .internalformat = (GLenum)internalformat, DIMS(width, 1, 1),
@@ -24,7 +24,7 @@ void glTextureImage2DEXT(GLuint texture, GLenum target, GLint level, GLint inter
                          GLsizei width, GLsizei height, GLint border, GLenum format, GLenum type,
                          const void *pixels)
 {
-    OBSERVED(glTextureImage2DEXT,
+    OBSERVED_REPEATABLE(glTextureImage2DEXT,
              (texture, target, level, internalformat, width, height, border, format, type,
               pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
@@ -36,7 +36,7 @@ void glTextureImage3DEXT(GLuint texture, GLenum target, GLint level, GLint inter
                          GLsizei width, GLsizei height, GLsizei depth, GLint border,
                          GLenum format, GLenum type, const void *pixels)
 {
-    OBSERVED(glTextureImage3DEXT,
+    OBSERVED_REPEATABLE(glTextureImage3DEXT,
              (texture, target, level, internalformat, width, height, depth, border, format,
               type, pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
@@ -48,7 +48,7 @@ void glCompressedTextureImage1DEXT(GLuint texture, GLenum target, GLint level,
                                    GLenum internalformat, GLsizei width, GLint border,
                                    GLsizei imageSize, const void *bits)
 {
-    OBSERVED(glCompressedTextureImage1DEXT,
+    OBSERVED_REPEATABLE(glCompressedTextureImage1DEXT,
              (texture, target, level, internalformat, width, border, imageSize, bits), TEX_ALLOC,
              .name = texture, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, 1, 1), .size = imageSize);
@@ -58,7 +58,7 @@ void glCompressedTextureImage2DEXT(GLuint texture, GLenum target, GLint level,
                                    GLenum internalformat, GLsizei width, GLsizei height,
                                    GLint border, GLsizei imageSize, const void *bits)
 {
-    OBSERVED(glCompressedTextureImage2DEXT,
+    OBSERVED_REPEATABLE(glCompressedTextureImage2DEXT,
              (texture, target, level, internalformat, width, height, border, imageSize, bits),
              TEX_ALLOC, .name = texture, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, 1), .size = imageSize);
@@ -69,7 +69,7 @@ void glCompressedTextureImage3DEXT(GLuint texture, GLenum target, GLint level,
                                    GLsizei depth, GLint border, GLsizei imageSize,
                                    const void *bits)
 {
-    OBSERVED(glCompressedTextureImage3DEXT,
+    OBSERVED_REPEATABLE(glCompressedTextureImage3DEXT,
              (texture, target, level, internalformat, width, height, depth, border, imageSize,
               bits),
              TEX_ALLOC, .name = texture, .target = target, .level = level, .levels = 1,
@@ -107,7 +107,7 @@ void glTexImage3DOES(GLenum target, GLint level, GLenum internalformat, GLsizei 
                      GLsizei height, GLsizei depth, GLint border, GLenum format, GLenum type,
                      const void *pixels)
 {
-    OBSERVED(glTexImage3DOES,
+    OBSERVED_REPEATABLE(glTexImage3DOES,
              (target, level, internalformat, width, height, depth, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth), .format = format,
