@@ -684,6 +684,53 @@ static void test_extension_storage_calls(void **state)
         f.delete_textures(3, t);
         f.delete_textures(1, &s2);
         expect_type(OBJ_TEXTURE, 0, 0);
+        /* The texture-unit forms: the texture bound on the unit named, the active unit left as
+         * the program set it. */
+        PFNGLMULTITEXIMAGE2DEXTPROC mt_image_2d =
+            (PFNGLMULTITEXIMAGE2DEXTPROC)eglGetProcAddress("glMultiTexImage2DEXT");
+        PFNGLGENERATEMULTITEXMIPMAPEXTPROC mt_mipmap =
+            (PFNGLGENERATEMULTITEXMIPMAPEXTPROC)eglGetProcAddress("glGenerateMultiTexMipmapEXT");
+        PFNGLBINDMULTITEXTUREEXTPROC mt_bind =
+            (PFNGLBINDMULTITEXTUREEXTPROC)eglGetProcAddress("glBindMultiTextureEXT");
+        PFNGLACTIVETEXTUREPROC active = (PFNGLACTIVETEXTUREPROC)eglGetProcAddress("glActiveTexture");
+        assert_non_null(mt_image_2d);
+        assert_non_null(mt_mipmap);
+        assert_non_null(mt_bind);
+        assert_non_null(active);
+        GLuint m[2];
+        f.gen_textures(2, m);
+        active(GL_TEXTURE1);
+        mt_bind(GL_TEXTURE5, GL_TEXTURE_2D, m[0]);   /* unit 5: the layer asks the driver */
+        mt_image_2d(GL_TEXTURE5, GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA,
+                    GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 1, 64);
+        GLint unit = 0;
+        gl.glGetIntegerv(GL_ACTIVE_TEXTURE, &unit);
+        assert_int_equal(unit, GL_TEXTURE1);
+        mt_mipmap(GL_TEXTURE5, GL_TEXTURE_2D);      /* 87380 bytes: 86 KiB */
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 1, 86);
+        active(GL_TEXTURE2);
+        f.bind_texture(GL_TEXTURE_2D, m[1]);        /* unit 2: the layer's record */
+        active(GL_TEXTURE1);
+        mt_image_2d(GL_TEXTURE2, GL_TEXTURE_2D, 0, GL_RGBA8, 32, 32, 0, GL_RGBA,
+                    GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 2, 86 + 4);
+        /* refused: nothing changes; unit 6's default texture is no object */
+        mt_image_2d(GL_TEXTURE5, GL_TEXTURE_2D, 0, GL_RGBA8, -1, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                    NULL);
+        assert_int_equal(glt_error(), GL_INVALID_VALUE);
+        mt_image_2d(GL_TEXTURE6, GL_TEXTURE_2D, 0, GL_RGBA8, 64, 64, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                    NULL);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        expect_type(OBJ_TEXTURE, 2, 86 + 4);
+        gl.glGetIntegerv(GL_ACTIVE_TEXTURE, &unit);
+        assert_int_equal(unit, GL_TEXTURE1);
+        active(GL_TEXTURE0);
+        f.delete_textures(2, m);
+        expect_type(OBJ_TEXTURE, 0, 0);
         printf("tested: EXT_direct_state_access\n");
         tested++;
     }

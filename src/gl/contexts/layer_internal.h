@@ -124,6 +124,10 @@ static inline void perfq_gl_bindings_forget(struct perfq_gl_ctx *c)
         c->bindings.textures_known[u] = 0;
     c->bindings.renderbuffer_known = 0;
 }
+/* The texture bound to `target` (a texture target or cube face) on texture unit `unit`
+ * (0-based), as glBindTexture on that unit would name it; asked of the driver where the layer
+ * does not know it (only after a call on that unit was accepted: the unit exists). */
+GLuint perfq_gl_texture_on_unit(struct perfq_gl_ctx *c, GLuint unit, GLenum target);
 /* Objects deleted in the current context: their bindings revert to 0. */
 void perfq_gl_bindings_deleted(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLsizei n,
                                const GLuint *names);

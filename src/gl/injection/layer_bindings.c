@@ -174,6 +174,47 @@ GLuint perfq_gl_bound(struct perfq_gl_context *pub, GLenum pname)
     return b->texture[b->unit][s];
 }
 
+static GLenum texture_binding_of_slot(int s)
+{
+    static const GLenum pnames[PERFQ_GL_TEXTURE_SLOTS] = {
+        GL_TEXTURE_BINDING_1D, GL_TEXTURE_BINDING_2D, GL_TEXTURE_BINDING_3D,
+        GL_TEXTURE_BINDING_1D_ARRAY, GL_TEXTURE_BINDING_2D_ARRAY, GL_TEXTURE_BINDING_RECTANGLE,
+        GL_TEXTURE_BINDING_CUBE_MAP, GL_TEXTURE_BINDING_CUBE_MAP_ARRAY,
+        GL_TEXTURE_BINDING_2D_MULTISAMPLE, GL_TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
+        GL_TEXTURE_BINDING_BUFFER,
+    };
+    return pnames[s];
+}
+
+GLuint perfq_gl_texture_on_unit(struct perfq_gl_ctx *c, GLuint unit, GLenum target)
+{
+    struct perfq_gl_bindings *b = &c->bindings;
+    if (target >= GL_TEXTURE_CUBE_MAP_POSITIVE_X && target <= GL_TEXTURE_CUBE_MAP_NEGATIVE_Z)
+        target = GL_TEXTURE_CUBE_MAP;
+    int s = texture_slot(target);
+    if (s < 0)
+        return 0;                           /* proxies: no object */
+    if (unit < PERFQ_GL_TRACKED_UNITS && (b->textures_known[unit] & (1u << s)))
+        return b->texture[unit][s];
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    if (!gl->glActiveTexture || !gl->glGetIntegerv)
+        return 0;
+    /* GL has no query of another unit's binding (EXT_direct_state_access's indexed form is not
+     * in every driver): select the unit, ask, select the program's unit again. The unit exists
+     * (the program's call on it was accepted), so none of these raises an error. */
+    GLuint active = b->unit_known ? b->unit : ask(c, GL_ACTIVE_TEXTURE) - GL_TEXTURE0;
+    gl->glActiveTexture(GL_TEXTURE0 + unit);
+    GLuint name = ask(c, texture_binding_of_slot(s));
+    gl->glActiveTexture(GL_TEXTURE0 + active);
+    b->unit = active;
+    b->unit_known = 1;
+    if (unit < PERFQ_GL_TRACKED_UNITS) {
+        b->texture[unit][s] = name;
+        b->textures_known[unit] |= (uint16_t)(1u << s);
+    }
+    return name;
+}
+
 /* ---- the program's binds ------------------------------------------------------------------ */
 
 static void bound_buffer(GLenum target, GLuint buffer)

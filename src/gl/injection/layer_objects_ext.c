@@ -9,6 +9,115 @@
 
 /* ---- EXT_direct_state_access ----------------------------------------------------------------- */
 
+/* The texture-unit forms (glMultiTex*EXT: the texture bound to `target` on `texunit`): the object
+ * is named once the driver accepted the call (the unit then exists); the unit's default texture
+ * (name 0) is no object the accounting names. */
+#define OBSERVED_MULTITEX(fn, args, texunit, ...) \
+    do { \
+        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
+        if (!gl->fn) \
+            return; \
+        struct perfq_gl_ctx *c = observer_context(); \
+        gl->fn args; \
+        if (!c) \
+            return; \
+        GLenum error = perfq_gl_call_repeatable_end(c); \
+        if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
+            gl->fn args; \
+            error = perfq_gl_call_repeat_end(c); \
+        } \
+        struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \
+        if (error == GL_NO_ERROR && \
+            !(call.name = perfq_gl_texture_on_unit(c, (texunit) - GL_TEXTURE0, call.target))) \
+            return; \
+        perfq_gl_observe_object(c, &call); \
+    } while (0)
+
+void glMultiTexImage1DEXT(GLenum texunit, GLenum target, GLint level, GLint internalformat,
+                          GLsizei width, GLint border, GLenum format, GLenum type,
+                          const void *pixels)
+{
+    OBSERVED_MULTITEX(glMultiTexImage1DEXT,
+                      (texunit, target, level, internalformat, width, border, format, type,
+                       pixels), texunit,
+                      TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
+                      .internalformat = (GLenum)internalformat, DIMS(width, 1, 1),
+                      .format = format, .type = type);
+}
+
+void glMultiTexImage2DEXT(GLenum texunit, GLenum target, GLint level, GLint internalformat,
+                          GLsizei width, GLsizei height, GLint border, GLenum format,
+                          GLenum type, const void *pixels)
+{
+    OBSERVED_MULTITEX(glMultiTexImage2DEXT,
+                      (texunit, target, level, internalformat, width, height, border, format,
+                       type, pixels), texunit,
+                      TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
+                      .internalformat = (GLenum)internalformat, DIMS(width, height, 1),
+                      .format = format, .type = type);
+}
+
+void glMultiTexImage3DEXT(GLenum texunit, GLenum target, GLint level, GLint internalformat,
+                          GLsizei width, GLsizei height, GLsizei depth, GLint border,
+                          GLenum format, GLenum type, const void *pixels)
+{
+    OBSERVED_MULTITEX(glMultiTexImage3DEXT,
+                      (texunit, target, level, internalformat, width, height, depth, border,
+                       format, type, pixels), texunit,
+                      TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
+                      .internalformat = (GLenum)internalformat, DIMS(width, height, depth),
+                      .format = format, .type = type);
+}
+
+void glCompressedMultiTexImage1DEXT(GLenum texunit, GLenum target, GLint level,
+                                    GLenum internalformat, GLsizei width, GLint border,
+                                    GLsizei imageSize, const void *bits)
+{
+    OBSERVED_MULTITEX(glCompressedMultiTexImage1DEXT,
+                      (texunit, target, level, internalformat, width, border, imageSize, bits),
+                      texunit, TEX_ALLOC, .target = target, .level = level, .levels = 1,
+                      .internalformat = internalformat, DIMS(width, 1, 1), .size = imageSize);
+}
+
+void glCompressedMultiTexImage2DEXT(GLenum texunit, GLenum target, GLint level,
+                                    GLenum internalformat, GLsizei width, GLsizei height,
+                                    GLint border, GLsizei imageSize, const void *bits)
+{
+    OBSERVED_MULTITEX(glCompressedMultiTexImage2DEXT,
+                      (texunit, target, level, internalformat, width, height, border, imageSize,
+                       bits), texunit,
+                      TEX_ALLOC, .target = target, .level = level, .levels = 1,
+                      .internalformat = internalformat, DIMS(width, height, 1),
+                      .size = imageSize);
+}
+
+void glCompressedMultiTexImage3DEXT(GLenum texunit, GLenum target, GLint level,
+                                    GLenum internalformat, GLsizei width, GLsizei height,
+                                    GLsizei depth, GLint border, GLsizei imageSize,
+                                    const void *bits)
+{
+    OBSERVED_MULTITEX(glCompressedMultiTexImage3DEXT,
+                      (texunit, target, level, internalformat, width, height, depth, border,
+                       imageSize, bits), texunit,
+                      TEX_ALLOC, .target = target, .level = level, .levels = 1,
+                      .internalformat = internalformat, DIMS(width, height, depth),
+                      .size = imageSize);
+}
+
+void glGenerateMultiTexMipmapEXT(GLenum texunit, GLenum target)
+{
+    OBSERVED_MULTITEX(glGenerateMultiTexMipmapEXT, (texunit, target), texunit,
+                      TEX_EVENT(PERFQ_GL_OBJECT_MIPMAPS), .target = target);
+}
+
+void glMultiTexBufferEXT(GLenum texunit, GLenum target, GLenum internalformat, GLuint buffer)
+{
+    OBSERVED_MULTITEX(glMultiTexBufferEXT, (texunit, target, internalformat, buffer), texunit,
+                      TEX_EVENT(PERFQ_GL_OBJECT_BUFFER_TEXTURE), .target = target,
+                      .source = buffer, .internalformat = internalformat);
+}
+
+
 void glTextureImage1DEXT(GLuint texture, GLenum target, GLint level, GLint internalformat,
                          GLsizei width, GLint border, GLenum format, GLenum type,
                          const void *pixels)
