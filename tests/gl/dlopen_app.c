@@ -30,7 +30,12 @@ int main(int argc, char **argv)
 {
     int kind = argc > 1 ? (strcmp(argv[1], "--core") == 0 ? 1 : 2 * !strcmp(argv[1], "--gles"))
                         : 0;
-    void *egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* --deepbind: as programs that isolate their libraries' symbols do (issue 13): libEGL and
+     * what it loads resolve their own symbols first, before the layer's preloaded wrappers. */
+    int deepbind = 0;
+    for (int i = 1; i < argc; i++)
+        deepbind |= strcmp(argv[i], "--deepbind") == 0;
+    void *egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL | (deepbind ? RTLD_DEEPBIND : 0));
     if (!egl) {
         fprintf(stderr, "no libEGL.so.1: skipping\n");
         return 77;
