@@ -49,6 +49,35 @@ static void both_entry_points(void **state)
     }
 }
 
+/* cl_codeplay_performance_counters, the queue property: "The data member is an optional
+ * extension point for further configurability of performance counters." No such configuration
+ * is defined, so perfq never reads it: a pointer to nothing readable is accepted, and the queue
+ * counts as one with data NULL. */
+static void data_member_not_read(void **state)
+{
+    (void)state;
+    /* An address in the never-mapped first page: a read of it is a crash. */
+    cl_performance_counter_desc_codeplay d = {counter_uuid("Bytes Transferred"),
+                                              (void *)(uintptr_t)16};
+    cl_performance_counter_config_codeplay config = {1, &d};
+    cl_queue_properties props[] = {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
+                                   (cl_queue_properties)(uintptr_t)&config, 0};
+    cl_int err;
+    cl_command_queue q = create(NULL, props, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem b = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    char host[64] = {0};
+    cl_event ev;
+    assert_int_equal(clEnqueueWriteBuffer(q, b, CL_FALSE, 0, 48, host, 0, NULL, &ev),
+                     CL_SUCCESS);
+    cl_performance_counter_result_codeplay r;
+    read_results(ev, 1, &r);
+    assert_int_equal(r.uint64, 48);
+    clReleaseEvent(ev);
+    clReleaseMemObject(b);
+    clReleaseCommandQueue(q);
+}
+
 static void refused(const cl_queue_properties *props)
 {
     create_fn fns[2] = {NULL, khr()};
@@ -239,6 +268,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(both_entry_points),
+        cmocka_unit_test(data_member_not_read),
         cmocka_unit_test(null_config),
         cmocka_unit_test(unknown_uuid),
         cmocka_unit_test(empty_config),

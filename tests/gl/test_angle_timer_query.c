@@ -498,6 +498,97 @@ static void test_delete_active(void **state)
     del1(b);
 }
 
+/* Section 5.3: "QueryCounterANGLE timer queries can be used within a BeginQueryANGLE /
+ * EndQueryANGLE block where the <target> is TIME_ELAPSED_ANGLE and it does not affect the result
+ * of that query object." The elapsed query stays the active one, ends without error and gets
+ * its result; the timestamp taken inside lies between those taken before Begin and after End. */
+static void test_querycounter_inside_elapsed(void **state)
+{
+    (void)state;
+    GLuint q = gen1(), ts[3];
+    gl.glGenQueriesANGLE(3, ts);
+    gl.glQueryCounterANGLE(ts[0], GL_TIMESTAMP_ANGLE);
+    glt_draw_quads(&T, 2, 100);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
+    glt_draw_quads(&T, 2, 100);
+    gl.glQueryCounterANGLE(ts[1], GL_TIMESTAMP_ANGLE);
+    GLint cur = 0;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, (GLint)q);
+    glt_draw_quads(&T, 2, 100);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    glt_draw_quads(&T, 2, 100);
+    gl.glQueryCounterANGLE(ts[2], GL_TIMESTAMP_ANGLE);
+    GLuint64 t[3] = {0, 0, 0}, elapsed = 0;
+    for (int i = 0; i < 3; i++)
+        gl.glGetQueryObjectui64vANGLE(ts[i], GL_QUERY_RESULT_ANGLE, &t[i]);
+    gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &elapsed);
+    GLuint avail = 0;
+    gl.glGetQueryObjectuivANGLE(q, GL_QUERY_RESULT_AVAILABLE_ANGLE, &avail);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(avail, GL_TRUE);
+    assert_true(t[0] < t[1] && t[1] < t[2]);
+    gl.glDeleteQueriesANGLE(3, ts);
+    del1(q);
+}
+
+/* Issue 6: "an application may perform a timer query and another type of query
+ * simultaneously" (here ANY_SAMPLES_PASSED, in GL 3.3 and GLES 3), and "can not use the same
+ * query object for another query and a timer query simultaneously". */
+static void test_timer_beside_another_query_type(void **state)
+{
+    (void)state;
+    GLuint q = gen1(), o = 0;
+    gl.glGenQueries(1, &o);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
+    gl.glBeginQuery(GL_ANY_SAMPLES_PASSED, o);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glBeginQuery(GL_ANY_SAMPLES_PASSED, q);      /* the active timer's object: refused */
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    glt_draw_quads(&T, 1, 0);
+    gl.glEndQuery(GL_ANY_SAMPLES_PASSED);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    GLuint any = 0, avail = 0;
+    gl.glGetQueryObjectuiv(o, GL_QUERY_RESULT, &any);
+    GLuint64 elapsed = 0;
+    gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &elapsed);  /* waits for it */
+    gl.glGetQueryObjectuivANGLE(q, GL_QUERY_RESULT_AVAILABLE_ANGLE, &avail);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_int_equal(any, GL_TRUE);
+    assert_int_equal(avail, GL_TRUE);
+    gl.glDeleteQueries(1, &o);
+    del1(q);
+}
+
+/* Section 6.1.9: "If multiple queries are issued on the same target and id prior to calling
+ * GetQueryObject[u]i[64]vANGLE, the result returned will always be from the last query
+ * issued." A name stamped twice answers the second stamp: not before a stamp taken between
+ * the two (work in between makes the stamps distinct), not after one taken later. */
+static void test_last_query_on_a_name_wins(void **state)
+{
+    (void)state;
+    GLuint s = gen1(), mid = gen1(), after = gen1();
+    gl.glQueryCounterANGLE(s, GL_TIMESTAMP_ANGLE);
+    glt_draw_quads(&T, 4, 200);
+    gl.glQueryCounterANGLE(mid, GL_TIMESTAMP_ANGLE);
+    glt_draw_quads(&T, 4, 200);
+    gl.glQueryCounterANGLE(s, GL_TIMESTAMP_ANGLE);
+    glt_draw_quads(&T, 4, 200);
+    gl.glQueryCounterANGLE(after, GL_TIMESTAMP_ANGLE);
+    GLuint64 ts = 0, tm = 0, ta = 0;
+    gl.glGetQueryObjectui64vANGLE(s, GL_QUERY_RESULT_ANGLE, &ts);
+    gl.glGetQueryObjectui64vANGLE(mid, GL_QUERY_RESULT_ANGLE, &tm);
+    gl.glGetQueryObjectui64vANGLE(after, GL_QUERY_RESULT_ANGLE, &ta);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(ts > tm);
+    assert_true(ts < ta);
+    del1(s);
+    del1(mid);
+    del1(after);
+}
+
 /* EXT_disjoint_timer_query's glGet values, answered in contexts with the extension. */
 static void test_timestamp_and_disjoint(void **state)
 {
@@ -727,6 +818,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_availability_ordering, setup_each),
         cmocka_unit_test_setup(test_32bit_getters_saturate, setup_each),
         cmocka_unit_test_setup(test_delete_active, setup_each),
+        cmocka_unit_test_setup(test_querycounter_inside_elapsed, setup_each),
+        cmocka_unit_test_setup(test_last_query_on_a_name_wins, setup_each),
+        cmocka_unit_test_setup(test_timer_beside_another_query_type, setup_each),
         cmocka_unit_test_setup(test_timestamp_and_disjoint, setup_each),
         cmocka_unit_test_setup(test_elapsed_against_wall_clock, setup_each),
         cmocka_unit_test_setup(test_extension_strings, setup_each),

@@ -396,6 +396,32 @@ static void draws(int n)
         gl.glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
+/* perfq's decision where the spec is silent (docs/egl-brcm-performance-counters.md): a
+ * GetData with reset whose buffer holds fewer records than are enabled writes the whole records
+ * that fit and resets nothing, so the counters left out keep their counts. */
+static void short_buffer_resets_nothing(void **state)
+{
+    (void)state;
+    EGLint drv = group_named("Driver Counters"), draw = counter_named(drv, "Draw Calls");
+    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(Choose(EGL_TRUE, drv, 0, NULL));
+    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    draws(3);
+    struct record one[1];
+    EGLint bytes = 0;
+    assert_true(GetData(sizeof one, one, &bytes, EGL_TRUE));   /* 1 of 5 records fits */
+    assert_int_equal(bytes, 16);
+    assert_int_equal(one[0].group, (uint32_t)drv);
+    uint64_t v[5];
+    read_driver(drv, v, EGL_TRUE);                             /* nothing was reset */
+    assert_int_equal(v[draw], 3);
+    draws(2);
+    read_driver(drv, v, EGL_FALSE);                            /* the full read did reset */
+    assert_int_equal(v[draw], 2);
+    expect_error(EGL_SUCCESS);
+    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+}
+
 static void exact_driver_counts(void **state)
 {
     (void)state;
@@ -629,6 +655,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(errors_share_the_egl_channel, setup_each),
         cmocka_unit_test_setup(size_query_and_canary, setup_each),
         cmocka_unit_test_setup(exact_driver_counts, setup_each),
+        cmocka_unit_test_setup(short_buffer_resets_nothing, setup_each),
         cmocka_unit_test_setup(swaps, setup_each),
         cmocka_unit_test_setup(cpu_time_against_process_clock, setup_each),
         cmocka_unit_test_setup(every_group_counts, setup_each),

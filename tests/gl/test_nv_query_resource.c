@@ -930,6 +930,68 @@ static void test_tag_attribution_and_current_tag(void **state)
     gl.glDeleteBuffers(2, xs);
 }
 
+/* NV_query_resource_tag, section 6.1.x: Gen's names "acquire state only when they are first
+ * used by QueryResourceTagNV": a generated, never used id is no tag in a tagId -1 report and
+ * answers tagCount 0 on its own. Delete: "Unused names in <states> are silently ignored, as is
+ * the value zero" (no error, nothing else deleted); a deleted tag's allocations stay counted
+ * ("there may still be memory allocations associated with the tagId") and the deleted id never
+ * comes back from Gen. */
+static void test_tag_state_and_silent_delete(void **state)
+{
+    (void)state;
+    GLint used = 0, unused = 0;
+    f.gen(1, &used);
+    f.gen(1, &unused);
+    f.tag(used, "used");
+    GLuint b = buffer(1 * MIB);
+    f.tag(0, NULL);
+    struct rep r;
+    query(-1, &r);
+    assert_int_equal(r.d.n_tags, 1);
+    assert_non_null(tag_in(&r, used));
+    assert_null(tag_in(&r, unused));
+    rep_free(&r);
+    query(unused, &r);
+    assert_true(r.d.has_tag_section);
+    assert_int_equal(r.d.n_tags, 0);
+    rep_free(&r);
+    GLint junk[4] = {0, 4242, -7, unused};
+    f.del(4, junk);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    query(used, &r);
+    assert_int_equal(r.d.n_tags, 1);
+    assert_int_equal(r.d.tags[0].kib, 1024);
+    rep_free(&r);
+    f.del(1, &used);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    GLint next = 0;
+    f.gen(1, &next);
+    assert_true(next != used && next != unused && next > 0);
+    gl.glDeleteBuffers(1, &b);
+}
+
+/* perfq's decision (docs/nv-query-resource.md): with no context current the four entry points
+ * do nothing (no share group to answer for): 0 returned, no id or int written, no crash. */
+static void test_no_current_context(void **state)
+{
+    (void)state;
+    make_current(EGL_NO_CONTEXT);
+    GLint ids[2] = {77, 77}, buf[16];
+    for (int i = 0; i < 16; i++)
+        buf[i] = 0x3c3c3c3c;
+    assert_int_equal(f.query(VIDMEM, -1, 0, NULL), 0);
+    assert_int_equal(f.query(VIDMEM, -1, 16, buf), 0);
+    f.gen(2, ids);
+    f.tag(1, "none");
+    f.del(2, ids);
+    assert_true(ids[0] == 77 && ids[1] == 77);
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(buf[i], 0x3c3c3c3c);
+    make_current(test_ctx);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -1161,6 +1223,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_probe_sequence_tags, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_tag_attribution_and_current_tag, setup_each,
                                         teardown_each),
+        cmocka_unit_test_setup_teardown(test_tag_state_and_silent_delete, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_no_current_context, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_errors, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_share_groups, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_intel_gl_memory, setup_each, teardown_each),

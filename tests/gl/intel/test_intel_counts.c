@@ -391,6 +391,30 @@ static void test_rebegin_restarts(void **state)
     free(data);
 }
 
+/* INTEL spec 4.4: "it is guaranteed that collecting of performance counters will start before
+ * any draw calls specified in the same context after call to BeginPerfQueryINTEL()" and "results
+ * [of] any draw calls specified in the same context after call to EndPerfQueryINTEL() will be
+ * not measured by this query": draws before Begin and after End (issued before the result is
+ * read, so still in flight with it) are not counted, those between are, exactly. */
+static void test_draws_outside_not_counted(void **state)
+{
+    (void)state;
+    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    uint8_t *data = malloc(size);
+    GL.glCreatePerfQueryINTEL(ps, &h);
+    gltest_draw_triangles(&T, 40, 0);
+    GL.glBeginPerfQueryINTEL(h);
+    gltest_draw_triangles(&T, 11, 0);
+    GL.glEndPerfQueryINTEL(h);
+    gltest_draw_triangles(&T, 23, 0);
+    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
+    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(C(data, "Primitives Submitted"), 11);
+    assert_int_equal(C(data, "Vertices Submitted"), 33);
+    GL.glDeletePerfQueryINTEL(h);
+    free(data);
+}
+
 int main(int argc, char **argv)
 {
     int r = gltest_create(&T, gltest_want_gles(argc, argv), W, H);
@@ -411,6 +435,7 @@ int main(int argc, char **argv)
         TEST(test_host_counters_count_existing_threads),
         TEST(test_data_modes),
         TEST(test_rebegin_restarts),
+        TEST(test_draws_outside_not_counted),
     };
     int failed = cmocka_run_group_tests_name(T.gles ? "intel-counts-gles" : "intel-counts",
                                              tests, NULL, NULL);
