@@ -2,7 +2,8 @@
  * bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]: the slowdown `perfq stat --layers` causes on a
  * program (the examples: perfq-example-gl, perfq-example-cl), side by side in one run. Each
  * round runs CMD bare, under `perfq stat` (host counters only) and under `perfq stat --layers`
- * (frames and OpenCL commands), in an order that rotates every round, and takes the wall time of
+ * (frames and OpenCL commands) and under `perfq stat --layers --per-draw` (every GL draw call
+ * timed and counted too), in an order that rotates every round, and takes the wall time of
  * each; it prints the median over rounds of each variant's ratio to the bare run of the same
  * round. Wall time includes perfq's own start and report (what a user waits for).
  */
@@ -58,11 +59,12 @@ int main(int argc, char **argv)
         return 2;
     char **cmd = argv + 4;
     int ncmd = argc - 4;
-    char *bare[64], *stat[64], *layers[64];
+    char *bare[64], *stat[64], *layers[64], *draws[64];
     if (ncmd > 56)
         return 2;
     char *sv[] = {argv[1], "stat", "-o", "/dev/null", "--"};
     char *lv[] = {argv[1], "stat", "--layers", "-o", "/dev/null", "--"};
+    char *dv[] = {argv[1], "stat", "--layers", "--per-draw", "-o", "/dev/null", "--"};
     memcpy(bare, cmd, (size_t)ncmd * sizeof(char *));
     bare[ncmd] = NULL;
     memcpy(stat, sv, sizeof(sv));
@@ -71,29 +73,38 @@ int main(int argc, char **argv)
     memcpy(layers, lv, sizeof(lv));
     memcpy(layers + 6, cmd, (size_t)ncmd * sizeof(char *));
     layers[6 + ncmd] = NULL;
-    char **variants[3] = {bare, stat, layers};
+    memcpy(draws, dv, sizeof(dv));
+    memcpy(draws + 7, cmd, (size_t)ncmd * sizeof(char *));
+    draws[7 + ncmd] = NULL;
+    char **variants[4] = {bare, stat, layers, draws};
     double *ratio_stat = calloc((size_t)rounds, sizeof(double));
     double *ratio_layers = calloc((size_t)rounds, sizeof(double));
+    double *ratio_draws = calloc((size_t)rounds, sizeof(double));
     double *bare_s = calloc((size_t)rounds, sizeof(double));
     run(bare);   /* warm the caches (shader and kernel compilers, page cache) */
     for (int r = 0; r < rounds; r++) {
-        double t[3];
-        for (int k = 0; k < 3; k++) {
-            int v = (r + k) % 3;   /* rotate the order: no variant always runs first */
+        double t[4];
+        for (int k = 0; k < 4; k++) {
+            int v = (r + k) % 4;   /* rotate the order: no variant always runs first */
             t[v] = run(variants[v]);
         }
         bare_s[r] = t[0];
         ratio_stat[r] = t[1] / t[0];
         ratio_layers[r] = t[2] / t[0];
+        ratio_draws[r] = t[3] / t[0];
     }
     qsort(ratio_stat, (size_t)rounds, sizeof(double), cmp);
     qsort(ratio_layers, (size_t)rounds, sizeof(double), cmp);
+    qsort(ratio_draws, (size_t)rounds, sizeof(double), cmp);
     qsort(bare_s, (size_t)rounds, sizeof(double), cmp);
     printf("%s: %d rounds, bare median %.3f s\n", cmd[0], rounds, bare_s[rounds / 2]);
     printf("  perfq stat          / bare: median %.3f  (min %.3f, max %.3f)\n",
            ratio_stat[rounds / 2], ratio_stat[0], ratio_stat[rounds - 1]);
     printf("  perfq stat --layers / bare: median %.3f  (min %.3f, max %.3f)\n",
            ratio_layers[rounds / 2], ratio_layers[0], ratio_layers[rounds - 1]);
+    printf("  ... --per-draw      / bare: median %.3f  (min %.3f, max %.3f)\n",
+           ratio_draws[rounds / 2], ratio_draws[0], ratio_draws[rounds - 1]);
+    free(ratio_draws);
     free(ratio_stat);
     free(ratio_layers);
     free(bare_s);

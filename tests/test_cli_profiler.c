@@ -135,6 +135,83 @@ static void gl_frames_json(void **state)
     free(report);
 }
 
+/* --per-draw on the GL example: 40 frames of 5 glDrawArrays(GL_TRIANGLES, 0, 6) (the example's
+ * source): every draw is counted exactly, each with 6 vertices and 2 primitives; the frame's own
+ * vertex count stays exact beside the per-draw queries (query virtualisation). */
+static void gl_per_draw_json_csv(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", gl_path, "40", "5", NULL},
+                       &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 40);
+    assert_int_equal(get_int(j, "draws.count"), 200);
+    assert_int_equal(get_int(j, "draws.per_frame.count"), 40);
+    assert_int_equal(get_int(j, "draws.per_frame.min"), 5);
+    assert_int_equal(get_int(j, "draws.per_frame.max"), 5);
+    /* Results come for every draw but those still pending when the program released its
+     * context before destroying it (the last frame's, usually). */
+    int64_t gpu = get_int(j, "draws.with_gpu_time");
+    assert_true(gpu > 0 && gpu <= 200);
+    assert_int_equal(get_int(j, "draws.gpu_draw_ns.count"), gpu);
+    assert_true(get_int(j, "draws.gpu_draw_ns.max") >= get_int(j, "draws.gpu_draw_ns.p50"));
+    int64_t v = get_int(j, "draws.with_vertices");
+    assert_true(v > 0 && v <= 200);
+    assert_int_equal(get_int(j, "draws.vertices.min"), 6);
+    assert_int_equal(get_int(j, "draws.vertices.max"), 6);
+    assert_int_equal(get_int(j, "draws.vertices_total"), 6 * v);
+    int64_t p = get_int(j, "draws.with_primitives");
+    assert_true(p > 0 && p <= 200);
+    assert_int_equal(get_int(j, "draws.primitives.min"), 2);
+    assert_int_equal(get_int(j, "draws.primitives.max"), 2);
+    assert_int_equal(get_int(j, "frames.vertices.min"), 30);
+    assert_int_equal(get_int(j, "frames.vertices.max"), 30);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+
+    /* Without --per-draw there is no "draws" object (the layer registers no draw observer). */
+    rc = run_perfq((const char *[]){"--json", "--", gl_path, "3", NULL}, &report);
+    assert_int_equal(rc, 0);
+    j = json_tokener_parse(report);
+    assert_non_null(j);
+    json_object *draws = NULL;
+    assert_false(json_object_object_get_ex(j, "draws", &draws));
+    json_object_put(j);
+    free(report);
+
+    /* CSV: the draws rows, 11 fields each, the count exact. */
+    rc = run_perfq((const char *[]){"--per-draw", "--csv", "--", gl_path, "10", "3", NULL},
+                   &report);
+    assert_int_equal(rc, 0);
+    int count_rows = 0, per_frame_rows = 0;
+    for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        int commas = 0;
+        for (char *c = l; *c; c++)
+            commas += *c == ',';
+        assert_int_equal(commas, 10);
+        if (strncmp(l, "draws,count,", 12) == 0) {
+            count_rows++;
+            assert_int_equal(atoi(l + 12), 30);
+        }
+        if (strncmp(l, "draws,per_frame,", 16) == 0) {
+            per_frame_rows++;
+            /* count 10 frames, total 30 draws */
+            char *f = l + 16;
+            assert_int_equal(atoi(f), 10);
+            f = strchr(strchr(f, ',') + 1, ',') + 1;
+            assert_int_equal(atoi(f), 30);
+        }
+    }
+    assert_int_equal(count_rows, 1);
+    assert_int_equal(per_frame_rows, 1);
+    free(report);
+}
+
 static void children_followed_and_status(void **state)
 {
     (void)state;
@@ -233,6 +310,7 @@ int main(int argc, char **argv)
     self_path[n] = '\0';
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gl_frames_json),
+        cmocka_unit_test(gl_per_draw_json_csv),
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(cl_commands_json),
         cmocka_unit_test(csv_parses),

@@ -16,6 +16,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int sock = -1;
 static struct perfq_stat_page *page;
 static int timeline;
+static int per_draw;
 static uint64_t local_dropped;  /* when the page cannot be mapped: still counted, here */
 
 /* fd is open and is the file with inode `ino` of the given type: otherwise the program reused
@@ -47,6 +48,8 @@ static void attach(void)
         __atomic_add_fetch(&page->attached, 1, __ATOMIC_RELAXED);
         timeline = (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
                     PERFQ_STAT_PAGE_TIMELINE) != 0;
+        per_draw = (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
+                    PERFQ_STAT_PAGE_PER_DRAW) != 0;
     }
     sock = s;
 }
@@ -60,6 +63,11 @@ int perfq_stat_channel_active(void)
 int perfq_stat_channel_timeline(void)
 {
     return perfq_stat_channel_active() && timeline;
+}
+
+int perfq_stat_channel_per_draw(void)
+{
+    return perfq_stat_channel_active() && per_draw;
 }
 
 uint64_t perfq_stat_now_ns(void)

@@ -44,6 +44,15 @@ enum perfq_stat_record_kind {
      * b/c/d = KiB of textures/renderbuffers/buffer objects, g0/g1/t1 = their object counts,
      * t0 = time. */
     PERFQ_STAT_GL_MEMORY = 7,
+    /* --per-draw only (PERFQ_STAT_PAGE_PER_DRAW): a draw call ended on the GPU: a = context,
+     * b = frame index it belongs to, c = GPU time in ns (flag GPU_TIME), d = vertices submitted
+     * (flag VERTICES), t1 = primitives submitted (flag PRIMITIVES), name = the GL function. A draw
+     * whose results never came (context destroyed while not current) is sent without flags: the
+     * count stays exact. */
+    PERFQ_STAT_DRAW = 8,
+    /* --per-draw only: the draws of one frame, sent at its swap: a = context, b = frame index,
+     * c = draw calls in it. */
+    PERFQ_STAT_FRAME_DRAWS = 9,
 };
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u
@@ -53,6 +62,7 @@ enum perfq_stat_record_kind {
  * correlation error in ns. CL_COMMAND: g0 = CL_PROFILING_COMMAND_QUEUED, g1 = ..._START (device
  * clock; END = START + c), t0/t1 = the enqueue call on the CPU clock (the CLI correlates). */
 #define PERFQ_STAT_HAS_INTERVAL 8u
+#define PERFQ_STAT_HAS_PRIMITIVES 16u
 
 struct perfq_stat_record {
     uint32_t magic;
@@ -76,12 +86,17 @@ struct perfq_stat_page {
 /* `perfq record`: the layers also send what a timeline needs (object records, enqueue calls,
  * CPU and GPU times); `perfq stat` leaves it clear and pays nothing for it. */
 #define PERFQ_STAT_PAGE_TIMELINE 1u
+/* `perfq stat --per-draw`: the GL layer times every draw call and counts its vertices and
+ * primitives (src/gl/stat/stat_draws.c); without it the layer registers no draw observer. */
+#define PERFQ_STAT_PAGE_PER_DRAW 2u
 
 /* Layer side. Attaches once per process (thread safe); 1 when the channel is there and valid,
  * 0 otherwise (then nothing is ever sent). */
 int perfq_stat_channel_active(void);
 /* 1 when the CLI asked for a timeline (perfq record). */
 int perfq_stat_channel_timeline(void);
+/* 1 when the CLI asked for every draw call (perfq stat --per-draw). */
+int perfq_stat_channel_per_draw(void);
 /* CLOCK_MONOTONIC in ns, and the calling thread's id. */
 uint64_t perfq_stat_now_ns(void);
 uint32_t perfq_stat_tid(void);

@@ -241,6 +241,9 @@ struct perfq_gl_observers {
     void (*clear)(struct perfq_gl_context *ctx, void *data, GLbitfield mask);
     /* eglSwapBuffers / glXSwapBuffers, before the real swap (the frame's last commands). */
     void (*swap)(struct perfq_gl_context *ctx, void *data);
+    /* Every glDraw* the draw observer sees, just before the real call (perfq stat --per-draw
+     * brackets each draw with a timer; GL calls must be bracketed as above). */
+    void (*draw_begin)(struct perfq_gl_context *ctx, void *data, const char *function);
 };
 
 struct perfq_gl_frontend {

@@ -1,5 +1,5 @@
 /*
- * perfq stat [-e LIST] [-I MS] [--json] [-o FILE] [--layers] -- CMD [ARGS]
+ * perfq stat [-e LIST] [-I MS] [--json] [-o FILE] [--layers [--per-draw]] -- CMD [ARGS]
  *
  * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
  * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
@@ -297,6 +297,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         return -1;   /* never run the command without the layers it asked for */
     if (o->layers && !(*collect = stat_collect_open(NULL)))
         return -1;
+    if (o->per_draw)
+        stat_collect_set_per_draw(*collect);
     int go, exec_err;
     pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)

@@ -1,4 +1,4 @@
-/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --layers, -- CMD. */
+/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --layers, --per-draw, -- CMD. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +54,8 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
             o->interval_ms = (unsigned)ms;
         } else if (strcmp(a, "--layers") == 0) {
             o->layers = 1;
+        } else if (strcmp(a, "--per-draw") == 0) {
+            o->layers = o->per_draw = 1;
         } else {
             return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
         }
@@ -64,7 +66,7 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
         return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[-I MS] [--json|--csv] [-o FILE] [--layers] -- CMD [ARGS])\n"), -1;
+                       "[-I MS] [--json|--csv] [-o FILE] [--layers [--per-draw]] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }

@@ -68,6 +68,10 @@ struct stat_collect {
     uint64_t malformed;
     struct memory_group memory[MAX_MEMORY_GROUPS];
     size_t n_memory;
+    /* draws (--per-draw) */
+    int per_draw;
+    uint64_t draws, draws_gpu, draws_vertices, draws_primitives;
+    struct series draw_ns, draw_vertices, draw_primitives, draws_per_frame;
     /* read by the progress line's thread */
     uint64_t progress_frames, progress_commands;
     struct timeline *timeline;    /* perfq record */
@@ -207,6 +211,24 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
     case PERFQ_STAT_GL_MEMORY:
         take_memory(c, r);
         break;
+    case PERFQ_STAT_DRAW:
+        c->draws++;
+        if (r->flags & PERFQ_STAT_HAS_GPU_TIME) {
+            c->draws_gpu++;
+            series_add(&c->draw_ns, r->c);
+        }
+        if (r->flags & PERFQ_STAT_HAS_VERTICES) {
+            c->draws_vertices++;
+            series_add(&c->draw_vertices, r->d);
+        }
+        if (r->flags & PERFQ_STAT_HAS_PRIMITIVES) {
+            c->draws_primitives++;
+            series_add(&c->draw_primitives, r->t1);
+        }
+        break;
+    case PERFQ_STAT_FRAME_DRAWS:
+        series_add(&c->draws_per_frame, r->c);
+        break;
     case PERFQ_STAT_GL_CONTEXT:
     case PERFQ_STAT_CL_QUEUE:
     case PERFQ_STAT_CL_ENQUEUE:
@@ -321,6 +343,12 @@ fail:
     return NULL;
 }
 
+void stat_collect_set_per_draw(struct stat_collect *c)
+{
+    c->per_draw = 1;
+    __atomic_or_fetch(&c->page->flags, PERFQ_STAT_PAGE_PER_DRAW, __ATOMIC_RELAXED);
+}
+
 int stat_collect_start(struct stat_collect *c)
 {
     unsetenv(PERFQ_STAT_CHANNEL_ENV);
@@ -366,6 +394,10 @@ void stat_collect_close(struct stat_collect **pc)
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
+    series_free(&c->draw_ns);
+    series_free(&c->draw_vertices);
+    series_free(&c->draw_primitives);
+    series_free(&c->draws_per_frame);
     for (size_t i = 0; i < c->n_kernels; i++)
         series_free(&c->kernels[i].ns);
     for (size_t i = 0; i < c->n_types; i++)
@@ -440,6 +472,27 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
     } else {
         fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
     }
+    if (c->per_draw) {
+        fprintf(out, "   %" PRIu64 " draw calls; %" PRIu64 " with GPU time\n", c->draws,
+                c->draws_gpu);
+        if (c->draws_per_frame.count)
+            fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
+                    " (%" PRIu64 " frames)\n", "draws per frame",
+                    series_mean(&c->draws_per_frame), c->draws_per_frame.min,
+                    c->draws_per_frame.max, c->draws_per_frame.count);
+        if (c->draws_gpu)
+            table_series(out, "GPU time per draw", &c->draw_ns, 1e3, "us");
+        if (c->draws_vertices)
+            fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
+                    "  total %" PRIu64 " (%" PRIu64 " draws)\n", "vertices per draw",
+                    series_mean(&c->draw_vertices), c->draw_vertices.min, c->draw_vertices.max,
+                    c->draw_vertices.sum, c->draws_vertices);
+        if (c->draws_primitives)
+            fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
+                    "  total %" PRIu64 " (%" PRIu64 " draws)\n", "primitives per draw",
+                    series_mean(&c->draw_primitives), c->draw_primitives.min,
+                    c->draw_primitives.max, c->draw_primitives.sum, c->draws_primitives);
+    }
     if (c->n_memory) {
         uint64_t kib[3], objects[3];
         memory_sum(c, kib, objects);
@@ -497,6 +550,19 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     json_series(out, "vertices", &c->vertices);
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
+    if (c->per_draw) {
+        fprintf(out, "}, \"draws\": {\"count\": %" PRIu64 ", \"with_gpu_time\": %" PRIu64
+                ", \"with_vertices\": %" PRIu64 ", \"with_primitives\": %" PRIu64 ", ",
+                c->draws, c->draws_gpu, c->draws_vertices, c->draws_primitives);
+        json_series(out, "gpu_draw_ns", &c->draw_ns);
+        fprintf(out, ", ");
+        json_series(out, "per_frame", &c->draws_per_frame);
+        fprintf(out, ", ");
+        json_series(out, "vertices", &c->draw_vertices);
+        fprintf(out, ", \"vertices_total\": %" PRIu64 ", ", c->draw_vertices.sum);
+        json_series(out, "primitives", &c->draw_primitives);
+        fprintf(out, ", \"primitives_total\": %" PRIu64, c->draw_primitives.sum);
+    }
     fprintf(out, "}, \"gl_memory\": {\"share_groups\": %zu", c->n_memory);
     for (int k = 0; k < 3; k++)
         fprintf(out, ", \"%s_kib\": %" PRIu64 ", \"%s_objects\": %" PRIu64, memory_kinds[k],
@@ -511,10 +577,10 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
             c->malformed);
 }
 
-static void csv_series(FILE *out, const char *name, struct series *s)
+static void csv_series(FILE *out, const char *section, const char *name, struct series *s)
 {
-    fprintf(out, "frames,%s,%" PRIu64 ",,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",\n", name, s->count, s->sum, series_mean(s), series_percentile(s, 50),
+    fprintf(out, "%s,%s,%" PRIu64 ",,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",\n", section, name, s->count, s->sum, series_mean(s), series_percentile(s, 50),
             series_percentile(s, 95), series_percentile(s, 99), s->max);
 }
 
@@ -529,9 +595,16 @@ static void csv_groups(FILE *out, const char *section, struct group *g, size_t n
 void stat_collect_print_csv(struct stat_collect *c, FILE *out)
 {
     /* Names are kernel names (C identifiers) and fixed words: no quoting is ever needed. */
-    csv_series(out, "cpu_frame_ns", &c->cpu_ns);
-    csv_series(out, "gpu_frame_ns", &c->gpu_ns);
-    csv_series(out, "vertices", &c->vertices);
+    csv_series(out, "frames", "cpu_frame_ns", &c->cpu_ns);
+    csv_series(out, "frames", "gpu_frame_ns", &c->gpu_ns);
+    csv_series(out, "frames", "vertices", &c->vertices);
+    if (c->per_draw) {
+        fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,,\n", c->draws, c->draws_gpu);
+        csv_series(out, "draws", "gpu_draw_ns", &c->draw_ns);
+        csv_series(out, "draws", "per_frame", &c->draws_per_frame);
+        csv_series(out, "draws", "vertices", &c->draw_vertices);
+        csv_series(out, "draws", "primitives", &c->draw_primitives);
+    }
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
     for (int k = 0; k < 3; k++)

@@ -14,6 +14,8 @@ struct stat_collect;
  * command about to be started). With a trace (perfq record) the layers are asked for a timeline
  * and its events go to the trace. Returns NULL after printing why. */
 struct stat_collect *stat_collect_open(struct trace *trace);
+/* perfq stat --per-draw: asks the GL layer for every draw call (before stat_collect_start). */
+void stat_collect_set_per_draw(struct stat_collect *c);
 /* After fork: closes perfq's copies of the sending end and starts draining. */
 int stat_collect_start(struct stat_collect *c);
 /* After CMD exited: reads what is left without waiting, stops. */

@@ -50,6 +50,7 @@ int perfq_gl_register_frontend(const struct perfq_gl_frontend *fe)
         observe |= fe->observers->draw ? PERFQ_GL_OBSERVE_DRAWS : 0;
         observe |= fe->observers->clear ? PERFQ_GL_OBSERVE_CLEARS : 0;
         observe |= fe->observers->swap ? PERFQ_GL_OBSERVE_SWAPS : 0;
+        observe |= fe->observers->draw_begin ? PERFQ_GL_OBSERVE_DRAW_BEGIN : 0;
     }
     __atomic_fetch_or(&perfq_gl_observing, observe, __ATOMIC_RELEASE);
     __atomic_store_n(&n_frontends, id + 1, __ATOMIC_RELEASE);
@@ -158,6 +159,19 @@ void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)
         const struct perfq_gl_observers *o = frontends[i]->observers;
         if (o && o->draw)
             o->draw(&c->pub, perfq_gl_frontend_data(i, &c->pub), function);
+    }
+}
+
+void perfq_gl_observe_draw_begin(const char *function)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    if (!c)
+        return;
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->draw_begin)
+            o->draw_begin(&c->pub, perfq_gl_frontend_data(i, &c->pub), function);
     }
 }
 

@@ -154,9 +154,12 @@ uint64_t perfq_gl_frontends_live_objects(void);
 #define PERFQ_GL_OBSERVE_DRAWS 2
 #define PERFQ_GL_OBSERVE_CLEARS 4
 #define PERFQ_GL_OBSERVE_SWAPS 8
+#define PERFQ_GL_OBSERVE_DRAW_BEGIN 16
 extern int perfq_gl_observing;
 void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call);
 void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function);
+/* Before the real draw call: for the wrappers, which test PERFQ_GL_OBSERVE_DRAW_BEGIN first. */
+void perfq_gl_observe_draw_begin(const char *function);
 void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask);
 void perfq_gl_observe_swap(struct perfq_gl_ctx *c);
 

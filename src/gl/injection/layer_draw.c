@@ -6,7 +6,8 @@
  */
 #include "gl/contexts/layer_internal.h"
 
-/* Front ends observing draws or clears see them after the real call (gl_layer.h). */
+/* Front ends observing draws or clears see them after the real call (gl_layer.h); those with a
+ * draw_begin observer also just before it. */
 static void observe_draw(const char *function)
 {
     struct perfq_gl_ctx *c = perfq_gl_active_context();
@@ -19,6 +20,8 @@ PERFQ_GL_EXPORT void glDrawArrays(GLenum mode, GLint first, GLsizei count)
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c)
         c->draw_calls++;
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0))
+        perfq_gl_observe_draw_begin("glDrawArrays");
     perfq_gl_dispatch()->glDrawArrays(mode, first, count);
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAWS, 0))
         observe_draw("glDrawArrays");
@@ -29,6 +32,8 @@ PERFQ_GL_EXPORT void glDrawElements(GLenum mode, GLsizei count, GLenum type, con
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c)
         c->draw_calls++;
+    if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0))
+        perfq_gl_observe_draw_begin("glDrawElements");
     perfq_gl_dispatch()->glDrawElements(mode, count, type, indices);
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAWS, 0))
         observe_draw("glDrawElements");

@@ -26,10 +26,12 @@ static void observed(const char *function)
     }
 }
 
-#define DRAW(name, ...)           \
-    do {                          \
-        FORWARD(name, __VA_ARGS__); \
-        observed(#name);          \
+#define DRAW(name, ...)                                                     \
+    do {                                                                    \
+        if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0)) \
+            perfq_gl_observe_draw_begin(#name);                             \
+        FORWARD(name, __VA_ARGS__);                                         \
+        observed(#name);                                                    \
     } while (0)
 
 PERFQ_GL_EXPORT void glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count,

@@ -1,0 +1,210 @@
+/*
+ * `perfq stat --layers --per-draw`: every draw call of every context, timed on the GPU and
+ * counted (vertices, primitives), sent to the CLI through the stat channel
+ * (src/core/stat_channel.h, docs/perfq-stat.md). Registered only when the CLI asked for it
+ * (PERFQ_STAT_PAGE_PER_DRAW in the channel's page): otherwise there is no draw_begin observer
+ * and the draw wrappers pay one test of a global, as before.
+ *
+ * Around each glDraw* the program makes (draw_begin: just before the real call; draw: just
+ * after it):
+ *  - a trustworthy GPU timer (the layer's timer service: the driver's TIME_ELAPSED queries where
+ *    they are trustworthy, else two fences per draw stamped with CLOCK_MONOTONIC by the helper
+ *    thread: on the fence path, Mesa llvmpipe, that is the honest cost of a GPU time per draw);
+ *  - GL_VERTICES_SUBMITTED_ARB and GL_PRIMITIVES_SUBMITTED_ARB through the query-virtualisation
+ *    service, so the program's own queries and the frame's vertex query stay exact.
+ * Ended draws wait in a ring of RING; results are read without waiting, oldest first, after
+ * each draw and at each swap; only a full ring makes a draw wait for the oldest. A disjoint timer
+ * sends the draw without GPU time. At each swap a FRAME_DRAWS record gives the frame's draw count.
+ * A context destroyed while not current (no GL call allowed) sends its pending draws without
+ * results, so the draw count stays exact.
+ */
+#include "gl/gl_layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stat_channel.h"
+
+#define RING 256
+
+struct draw {
+    struct perfq_gl_timer *timer;
+    struct perfq_gl_vquery *vertices, *primitives;
+    uint64_t frame;
+    const char *function;       /* a string literal of the wrapper */
+};
+
+struct draw_ctx {
+    struct draw ring[RING];
+    unsigned head, count;
+    struct draw cur;            /* between draw_begin and draw */
+    int in_draw;
+    uint64_t handle, frame, draws_in_frame;
+    int count_vertices, count_primitives;
+};
+
+static void draw_free(struct perfq_gl_context *ctx, struct draw *d)
+{
+    perfq_gl_timer_free(ctx, d->timer);
+    perfq_gl_vquery_free(ctx, d->vertices);
+    perfq_gl_vquery_free(ctx, d->primitives);
+    memset(d, 0, sizeof(*d));
+}
+
+static void send_draw(const struct draw_ctx *s, const struct draw *d, uint16_t flags, uint64_t ns,
+                      uint64_t vertices, uint64_t primitives)
+{
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_DRAW;
+    r.flags = flags;
+    r.a = s->handle;
+    r.b = d->frame;
+    r.c = ns;
+    r.d = vertices;
+    r.t1 = primitives;
+    size_t n = strlen(d->function);
+    memcpy(r.name, d->function, n < sizeof(r.name) - 1 ? n : sizeof(r.name) - 1);
+    perfq_stat_channel_send(&r);
+}
+
+/* Sends the oldest pending draw's results if available (or waits). 1 when it went. */
+static int drain_one(struct perfq_gl_context *ctx, struct draw_ctx *s, int wait)
+{
+    struct draw *d = &s->ring[s->head];
+    uint64_t ns = 0, v = 0, p = 0;
+    perfq_status_t ts = d->timer ? perfq_gl_timer_result(ctx, d->timer, wait, &ns) : PERFQ_ENOTSUP;
+    perfq_status_t vs = d->vertices ? perfq_gl_vquery_result(ctx, d->vertices, wait, &v)
+                                    : PERFQ_ENOTSUP;
+    perfq_status_t ps = d->primitives ? perfq_gl_vquery_result(ctx, d->primitives, wait, &p)
+                                      : PERFQ_ENOTSUP;
+    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ps == PERFQ_NOT_READY)
+        return 0;
+    uint16_t flags = 0;
+    if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(d->timer))
+        flags |= PERFQ_STAT_HAS_GPU_TIME;
+    if (vs == PERFQ_OK)
+        flags |= PERFQ_STAT_HAS_VERTICES;
+    if (ps == PERFQ_OK)
+        flags |= PERFQ_STAT_HAS_PRIMITIVES;
+    send_draw(s, d, flags, ns, v, p);
+    draw_free(ctx, d);
+    s->head = (s->head + 1) % RING;
+    s->count--;
+    return 1;
+}
+
+static void *created(const struct perfq_gl_scope_object *at)
+{
+    struct draw_ctx *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;   /* this context's draws are then not measured; the program goes on */
+    s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
+    s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
+    s->count_primitives = perfq_gl_vquery_target_supported(at->ctx, GL_PRIMITIVES_SUBMITTED_ARB);
+    return s;
+}
+
+static void draw_begin(struct perfq_gl_context *ctx, void *data, const char *function)
+{
+    struct draw_ctx *s = data;
+    if (!s)
+        return;
+    if (s->in_draw)
+        draw_free(ctx, &s->cur);   /* never seen: a begin whose draw did not come */
+    s->in_draw = 1;
+    s->cur.frame = s->frame;
+    s->cur.function = function;
+    if (s->count_vertices &&
+        perfq_gl_vquery_begin(ctx, GL_VERTICES_SUBMITTED_ARB, 0, &s->cur.vertices) != PERFQ_OK)
+        s->cur.vertices = NULL;
+    if (s->count_primitives &&
+        perfq_gl_vquery_begin(ctx, GL_PRIMITIVES_SUBMITTED_ARB, 0, &s->cur.primitives) != PERFQ_OK)
+        s->cur.primitives = NULL;
+    /* The timer last, closest to the draw. */
+    if (perfq_gl_timer_begin(ctx, &s->cur.timer) != PERFQ_OK)
+        s->cur.timer = NULL;
+}
+
+static void draw_end(struct perfq_gl_context *ctx, void *data, const char *function)
+{
+    struct draw_ctx *s = data;
+    (void)function;
+    if (!s || !s->in_draw)
+        return;
+    s->in_draw = 0;
+    if (s->cur.timer)
+        perfq_gl_timer_end(ctx, s->cur.timer);
+    if (s->cur.vertices)
+        perfq_gl_vquery_end(ctx, s->cur.vertices);
+    if (s->cur.primitives)
+        perfq_gl_vquery_end(ctx, s->cur.primitives);
+    s->draws_in_frame++;
+    if (s->count == RING)
+        drain_one(ctx, s, 1);
+    s->ring[(s->head + s->count) % RING] = s->cur;
+    s->count++;
+    memset(&s->cur, 0, sizeof(s->cur));
+    while (s->count && drain_one(ctx, s, 0))
+        ;
+}
+
+static void swap(struct perfq_gl_context *ctx, void *data)
+{
+    struct draw_ctx *s = data;
+    if (!s)
+        return;
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_FRAME_DRAWS;
+    r.a = s->handle;
+    r.b = s->frame;
+    r.c = s->draws_in_frame;
+    perfq_stat_channel_send(&r);
+    s->frame++;
+    s->draws_in_frame = 0;
+    while (s->count && drain_one(ctx, s, 0))
+        ;
+}
+
+static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
+{
+    struct draw_ctx *s = data;
+    if (!s)
+        return;
+    struct perfq_gl_context *ctx = at->ctx;
+    /* Current here: wait for every pending draw. Not current: no GL call may be made, so the
+     * pending draws go without results (counted, never lost). */
+    while (gl_usable && s->count && drain_one(ctx, s, 1))
+        ;
+    while (s->count) {
+        struct draw *d = &s->ring[s->head];
+        send_draw(s, d, 0, 0, 0, 0);
+        draw_free(ctx, d);
+        s->head = (s->head + 1) % RING;
+        s->count--;
+    }
+    if (s->in_draw)
+        draw_free(ctx, &s->cur);
+    free(s);
+}
+
+static const struct perfq_gl_observers observers = {
+    .draw_begin = draw_begin,
+    .draw = draw_end,
+    .swap = swap,
+};
+
+static const struct perfq_gl_frontend stat_draws_frontend = {
+    .name = "perfq-stat-draws",
+    .scope = PERFQ_GL_SCOPE_CONTEXT,
+    .created = created,
+    .destroyed = destroyed,
+    .observers = &observers,
+};
+
+__attribute__((constructor)) static void register_stat_draws(void)
+{
+    if (perfq_stat_channel_per_draw())
+        perfq_gl_register_frontend(&stat_draws_frontend);
+}
