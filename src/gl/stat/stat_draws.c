@@ -140,8 +140,15 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
     if (s->cur.primitives)
         perfq_gl_vquery_end(ctx, s->cur.primitives);
     s->draws_in_frame++;
-    if (s->count == RING)
-        drain_one(ctx, s, 1);
+    if (s->count == RING && !drain_one(ctx, s, 1)) {
+        /* Never expected (a waited result is ready); the ring must not overflow: the oldest
+         * draw goes without results, still counted. */
+        struct draw *d = &s->ring[s->head];
+        send_draw(s, d, 0, 0, 0, 0);
+        draw_free(ctx, d);
+        s->head = (s->head + 1) % RING;
+        s->count--;
+    }
     s->ring[(s->head + s->count) % RING] = s->cur;
     s->count++;
     memset(&s->cur, 0, sizeof(s->cur));
