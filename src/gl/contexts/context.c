@@ -145,7 +145,13 @@ static void free_context(struct perfq_gl_ctx *c)
 void perfq_gl_context_before_switch(void *new_handle)
 {
     struct perfq_gl_ctx *old = perfq_gl_tls_current;
-    if (!old || old->pub.handle == new_handle || !old->destroy_pending)
+    if (!old || old->pub.handle == new_handle)
+        return;
+    /* Leaving this thread: no perfq query stays active at the driver in a context that is
+     * current nowhere (perfq_gl_vq_suspend says why). */
+    if (old->initialized && !old->finalized)
+        perfq_gl_vq_suspend(old);
+    if (!old->destroy_pending)
         return;
     /* Destroyed while current, and about to leave: finish its GPU work while it is still current
      * here, so that every fence the timer's helper waits on signals. The layer's state is
@@ -189,6 +195,15 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
     }
     if (new_ctx && !new_ctx->initialized)
         initialize(new_ctx);
+    else if (new_ctx && !new_ctx->finalized)
+        perfq_gl_vq_resume(new_ctx);
+}
+
+void perfq_gl_context_switch_failed(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized)
+        perfq_gl_vq_resume(c);
 }
 
 void perfq_gl_context_destroyed(void *handle)

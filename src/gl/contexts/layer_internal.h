@@ -92,8 +92,12 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
                                              perfq_gl_window_system_t ws, void *display);
 /* After a successful real make-current on this thread (handle NULL: none current). */
 void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display);
-/* Before the real make-current: finalize a destroy-pending context that is leaving. */
+/* Before the real make-current: the context leaving this thread gets its perfq driver queries
+ * ended (perfq_gl_vq_suspend), and a destroy-pending one its GPU work finished. */
 void perfq_gl_context_before_switch(void *new_handle);
+/* The real make-current failed after perfq_gl_context_before_switch: the context still current
+ * here gets its queries back. */
+void perfq_gl_context_switch_failed(void);
 /* The program is destroying `handle` (before the real call): if it is current nowhere, its
  * state is finalised and freed now and 1 is returned; else 0 (call perfq_gl_context_destroyed
  * after the real call succeeds). */
@@ -179,6 +183,15 @@ void perfq_gl_egl_call_wrapped(void);
 
 /* query_virtualization.c */
 void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
+/* The context (current on this thread) is about to stop being current: the layer's driver
+ * queries active in it are ended (their logical queries stay active, resumed at its next
+ * make-current). Mesa's llvmpipe frees the queries of a destroyed context without waiting for
+ * its rasterizer threads when a query was never ended, and they then write into freed memory:
+ * a context that is current nowhere never has a perfq query active at the driver. */
+void perfq_gl_vq_suspend(struct perfq_gl_ctx *ctx);
+/* The context is current on this thread again (or a switch away from it failed): the logical
+ * queries still active get a new driver segment each, so their results stay the exact sum. */
+void perfq_gl_vq_resume(struct perfq_gl_ctx *ctx);
 /* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
 void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GLuint64 *value);
 

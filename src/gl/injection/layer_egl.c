@@ -65,6 +65,8 @@ PERFQ_GL_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSu
     EGLBoolean ok = gl->eglMakeCurrent(dpy, draw, read, ctx);
     if (ok)
         perfq_gl_context_made_current(ctx == EGL_NO_CONTEXT ? NULL : ctx, PERFQ_GL_WS_EGL, dpy);
+    else
+        perfq_gl_context_switch_failed();
     return ok;
 }
 
@@ -80,6 +82,8 @@ PERFQ_GL_EXPORT EGLBoolean eglReleaseThread(void)
     EGLBoolean ok = gl->eglReleaseThread();
     if (ok && cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
         perfq_gl_context_made_current(NULL, PERFQ_GL_WS_EGL, NULL);
+    else if (cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
+        perfq_gl_context_switch_failed();
     return ok;
 }
 

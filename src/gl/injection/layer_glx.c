@@ -84,6 +84,8 @@ int glXMakeCurrent(void *dpy, unsigned long drawable, void *ctx)
     int ok = gl->glXMakeCurrent(dpy, drawable, ctx);
     if (ok)
         perfq_gl_context_made_current(ctx, PERFQ_GL_WS_GLX, dpy);
+    else
+        perfq_gl_context_switch_failed();
     return ok;
 }
 
@@ -96,6 +98,8 @@ int glXMakeContextCurrent(void *dpy, unsigned long draw, unsigned long read, voi
     int ok = gl->glXMakeContextCurrent(dpy, draw, read, ctx);
     if (ok)
         perfq_gl_context_made_current(ctx, PERFQ_GL_WS_GLX, dpy);
+    else
+        perfq_gl_context_switch_failed();
     return ok;
 }
 

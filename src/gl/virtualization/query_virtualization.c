@@ -455,6 +455,61 @@ void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot, struct perfq_gl_vquery
     sl->serial++;
 }
 
+void perfq_gl_vq_suspend(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_vq_state *s = c->vq;
+    if (!s)
+        return;
+    int any = 0;
+    for (int i = 0; i < PERFQ_GL_VQ_SLOTS && !any; i++)
+        any = s->slots[i].cur != NULL;
+    if (!any)
+        return;
+    /* Once per release of a context with perfq queries active: the guard's round trips are
+     * nothing beside the make-current. */
+    perfq_gl_error_guard_begin(&c->pub);
+    for (int i = 0; i < PERFQ_GL_VQ_SLOTS; i++) {
+        struct perfq_gl_vq_slot *sl = &s->slots[i];
+        if (!sl->cur)
+            continue;
+        /* The segment stays queued: it is read like any other, and every logical query active
+         * now covers it and the one resume begins (no mark between them). */
+        perfq_gl_vq_end_driver(c, sl->seg_target, sl->index);
+        sl->cur = NULL;
+        sl->suspended = 1;
+    }
+    perfq_gl_error_guard_end(&c->pub);
+}
+
+void perfq_gl_vq_resume(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_vq_state *s = c->vq;
+    if (!s)
+        return;
+    int any = 0;
+    for (int i = 0; i < PERFQ_GL_VQ_SLOTS && !any; i++)
+        any = s->slots[i].suspended;
+    if (!any)
+        return;
+    perfq_gl_error_guard_begin(&c->pub);
+    for (int i = 0; i < PERFQ_GL_VQ_SLOTS; i++) {
+        struct perfq_gl_vq_slot *sl = &s->slots[i];
+        if (!sl->suspended)
+            continue;
+        sl->suspended = 0;
+        if (!sl->active || sl->cur)
+            continue;
+        struct perfq_gl_segment *seg = segment_get(c, sl);
+        if (!seg)
+            continue;   /* out of memory: the active queries miss this stretch */
+        perfq_gl_vq_begin_driver(c, sl->seg_target, sl->index, seg->name);
+        sl->cur = seg;
+        queue_append(sl, seg);
+        sl->serial++;
+    }
+    perfq_gl_error_guard_end(&c->pub);
+}
+
 void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
 {
     struct perfq_gl_vq_slot *sl = &c->vq->slots[slot];

@@ -78,6 +78,8 @@ struct perfq_gl_vq_slot {
      * clear bit means no such query is active, and the layer neither asks the driver
      * (GL_CURRENT_QUERY) nor brackets its own calls with glGetError there (issue 10). */
     unsigned prog_maybe;
+    int suspended;                  /* the context left the thread with logical queries active
+                                     * here: their driver segment was ended (perfq_gl_vq_suspend) */
 };
 
 /* The query entry points that work in a context (core, or *EXT in GLES 2). */
