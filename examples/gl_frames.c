@@ -4,8 +4,10 @@
  * (default 300) into a 256x256 EGL pbuffer: per frame one 64x64 RGBA texture upload
  * (glTexSubImage2D), a clear and DRAWS textured quads (glDrawArrays(GL_TRIANGLES, 0, 6) each,
  * default 4), then eglSwapBuffers, which delimits the frame. So each frame submits exactly
- * 6 * DRAWS vertices. It prints what it did on stdout; exit 0, 1 on a GL/EGL failure, 77 when
- * there is no EGL display or no desktop GL.
+ * 6 * DRAWS vertices. Where the context has GL_NV_query_resource_tag (perfq's GL layer gives it
+ * everywhere) its vertex buffer is allocated under the tag "scene-vertices" and its texture under
+ * "scene-texture", so that `perfq stat --layers` shows GL memory by tag. It prints what it did on
+ * stdout; exit 0, 1 on a GL/EGL failure, 77 when there is no EGL display or no desktop GL.
  *
  *   perfq-example-gl [FRAMES [DRAWS]]
  */
@@ -49,7 +51,20 @@ static struct {
     void (*Viewport)(GLint, GLint, GLsizei, GLsizei);
     void (*DrawArrays)(GLenum, GLint, GLsizei);
     GLenum (*GetError)(void);
+    const GLubyte *(*GetString)(GLenum);
+    void (*GenQueryResourceTagNV)(GLsizei, GLint *);      /* GL_NV_query_resource_tag, or NULL */
+    void (*QueryResourceTagNV)(GLint, const GLchar *);
 } gl;
+
+/* Makes a new tag current (GL_NV_query_resource_tag): what is allocated next belongs to it. */
+static void tag(const char *name)
+{
+    GLint id = 0;
+    if (!gl.GenQueryResourceTagNV)
+        return;
+    gl.GenQueryResourceTagNV(1, &id);
+    gl.QueryResourceTagNV(id, name);
+}
 
 static int load(void)
 {
@@ -159,19 +174,31 @@ int main(int argc, char **argv)
         return 1;
     }
     gl.UseProgram(prog);
+    *(void **)&gl.GetString = (void *)eglGetProcAddress("glGetString");
+    const char *ext = gl.GetString ? (const char *)gl.GetString(GL_EXTENSIONS) : NULL;
+    if (ext && strstr(ext, "GL_NV_query_resource_tag")) {
+        *(void **)&gl.GenQueryResourceTagNV = (void *)eglGetProcAddress("glGenQueryResourceTagNV");
+        *(void **)&gl.QueryResourceTagNV = (void *)eglGetProcAddress("glQueryResourceTagNV");
+        if (!gl.GenQueryResourceTagNV || !gl.QueryResourceTagNV)
+            gl.GenQueryResourceTagNV = NULL;
+    }
     GLint offset = gl.GetUniformLocation(prog, "offset");
 
     static const float quad[12] = {-1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1};
     GLuint vbo, tex;
+    tag("scene-vertices");
     gl.GenBuffers(1, &vbo);
     gl.BindBuffer(GL_ARRAY_BUFFER, vbo);
     gl.BufferData(GL_ARRAY_BUFFER, sizeof(quad), quad, GL_STATIC_DRAW);
     gl.VertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
     gl.EnableVertexAttribArray(0);
+    tag("scene-texture");
     gl.GenTextures(1, &tex);
     gl.BindTexture(GL_TEXTURE_2D, tex);
     gl.TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     gl.TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, TEX, TEX, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    if (gl.QueryResourceTagNV && gl.GenQueryResourceTagNV)
+        gl.QueryResourceTagNV(0, NULL);   /* tagging off */
     gl.Viewport(0, 0, 256, 256);
 
     static unsigned char pixels[TEX * TEX * 4];

@@ -1,7 +1,9 @@
 /* perfq stat --layers end to end on llvmpipe and PoCL, as a user runs it: the frames of the GL
  * example (count, per-frame vertices exact, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
- * children followed. Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL. */
+ * children followed, GL memory by tag (the example's tags; memory_app's two share groups).
+ * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP. */
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +17,7 @@
 
 #include <cmocka.h>
 
-static const char *perfq_path, *gl_path, *cl_path;
+static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static char self_path[4096];
 
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
@@ -45,6 +47,10 @@ static int run_perfq(const char *const *args, char **report)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        /* memory_app reads stdin until EOF: none of these programs gets input. */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, 0);
         const char *argv[40] = {perfq_path, "stat", "--layers", "-o", rep_path};
         int k = 5;
         for (int i = 0; args[i] && k < 38; i++)
@@ -128,6 +134,18 @@ static void gl_frames_json(void **state)
     assert_int_equal(get_int(j, "gl_memory.buffers_objects"), 1);
     assert_int_equal(get_int(j, "gl_memory.renderbuffers_kib"), 0);
     assert_int_equal(get_int(j, "gl_memory.total_kib"), 17);
+    /* By tag (the example tags its buffer "scene-vertices" and its texture "scene-texture"
+     * through the layer's GL_NV_query_resource_tag), each at its peak, exact. */
+    json_object *tags = get(j, "gl_memory.tags");
+    assert_int_equal(json_object_array_length(tags), 2);
+    json_object *tv = group(j, "gl_memory.tags", "scene-vertices");
+    assert_int_equal(get_int(tv, "kib"), 1);
+    assert_int_equal(get_int(tv, "objects"), 1);
+    assert_int_equal(get_int(tv, "share_group"), 0);
+    json_object *tt = group(j, "gl_memory.tags", "scene-texture");
+    assert_int_equal(get_int(tt, "kib"), 16);
+    assert_int_equal(get_int(tt, "objects"), 1);
+    assert_true(get_int(tt, "id") != get_int(tv, "id"));
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     assert_int_equal(get_int(j, "channel.processes"), 1);
     assert_int_equal(get_int(j, "exit_status"), 0);
@@ -291,6 +309,63 @@ static void cl_commands_json(void **state)
 }
 
 /* CSV: a header and rows of 11 fields; the kernel rows hold the exact counts. */
+/* GL memory by tag in the CSV and the table: one row per tag (objects in count, the tag id in
+ * timed, bytes in bytes), and a program with two share groups and a tag in each (memory_app:
+ * "buffers" two 8 MiB buffers in one group, "other" one 1 MiB buffer in the other) gets both,
+ * each at its peak, with untagged memory counted by type only. */
+static void gl_memory_tags_csv_table(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--csv", "--", gl_path, "5", NULL}, &report);
+    assert_int_equal(rc, 0);
+    int tag_rows = 0;
+    for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        int commas = 0;
+        for (char *c = l; *c; c++)
+            commas += *c == ',';
+        assert_int_equal(commas, 10);
+        if (strncmp(l, "gl_memory_tag,", 14) == 0) {
+            tag_rows++;
+            if (strncmp(l + 14, "scene-texture,1,,", 17) == 0)
+                assert_string_equal(strrchr(l, ',') + 1, "16384");
+            else if (strncmp(l + 14, "scene-vertices,1,,", 18) == 0)
+                assert_string_equal(strrchr(l, ',') + 1, "1024");
+            else
+                fail_msg("unexpected tag row: %s", l);
+        }
+    }
+    assert_int_equal(tag_rows, 2);
+    free(report);
+
+    rc = run_perfq((const char *[]){"--json", "--", memory_path, NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "gl_memory.share_groups"), 2);
+    assert_int_equal(json_object_array_length(get(j, "gl_memory.tags")), 2);
+    json_object *b = group(j, "gl_memory.tags", "buffers");
+    assert_int_equal(get_int(b, "kib"), 16384);
+    assert_int_equal(get_int(b, "objects"), 2);
+    json_object *o = group(j, "gl_memory.tags", "other");
+    assert_int_equal(get_int(o, "kib"), 1024);
+    assert_int_equal(get_int(o, "objects"), 1);
+    assert_true(get_int(b, "share_group") != get_int(o, "share_group"));
+    /* By type: 4096 KiB texture and 16384 KiB renderbuffer untagged, 17408 KiB of buffers. */
+    assert_int_equal(get_int(j, "gl_memory.total_kib"), 4096 + 16384 + 17408);
+    json_object_put(j);
+    free(report);
+
+    rc = run_perfq((const char *[]){"--", memory_path, NULL}, &report);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(report, "GL memory by tag, each at its own peak:"));
+    const char *line = strstr(report, " buffers ");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "16384 KiB (2 objects)"));
+    free(report);
+}
+
 static void csv_parses(void **state)
 {
     (void)state;
@@ -321,13 +396,14 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--spawn") == 0)
         return spawn_two(argv[2]);
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL\n", argv[0]);
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP\n", argv[0]);
         return 2;
     }
     perfq_path = argv[1];
     gl_path = argv[2];
     cl_path = argv[3];
+    memory_path = argv[4];
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
     if (n <= 0)
         return 1;
@@ -339,6 +415,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(cl_commands_json),
         cmocka_unit_test(csv_parses),
+        cmocka_unit_test(gl_memory_tags_csv_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

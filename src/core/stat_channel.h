@@ -53,6 +53,10 @@ enum perfq_stat_record_kind {
     /* --per-draw only: the draws of one frame, sent at its swap: a = context, b = frame index,
      * c = draw calls in it. */
     PERFQ_STAT_FRAME_DRAWS = 9,
+    /* GL memory of one GL_NV_query_resource_tag tag (a tag with state: glQueryResourceTagNV was
+     * called on it), sent when the tag's total reaches a new peak: a = share group, b = tag id,
+     * c = KiB, d = objects, t0 = time, name = the tag's string then (cut to 63 bytes). */
+    PERFQ_STAT_GL_MEMORY_TAG = 10,
 };
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u

@@ -32,7 +32,7 @@ static const char usage[] =
     "                                (as 'perfq run' does) and report what they see in CMD\n"
     "                                and its children: frames (count, CPU and GPU time per\n"
     "                                frame: mean, p50, p95, p99, max; vertices per frame),\n"
-    "                                GL memory by type at its peak\n"
+    "                                GL memory by type and by tag at its peak\n"
     "                                and OpenCL commands by kernel and by command type\n"
     "                                (count, total, mean, p95 time, bytes); records the\n"
     "                                channel had to drop are counted (docs/perfq-stat.md)\n"

@@ -28,6 +28,7 @@
 #define MAX_GROUPS 256
 #define MAX_CONTEXTS 1024
 #define MAX_MEMORY_GROUPS 256
+#define MAX_MEMORY_TAGS 256
 
 /* GL memory of one share group at its peak total (kinds: textures, renderbuffers, buffers). */
 struct memory_group {
@@ -36,6 +37,14 @@ struct memory_group {
     uint64_t kib[3], objects[3];
 };
 static const char *const memory_kinds[3] = {"textures", "renderbuffers", "buffers"};
+
+/* GL memory of one GL_NV_query_resource_tag tag at its own peak. */
+struct memory_tag {
+    uint32_t pid;
+    uint64_t group, id;
+    uint64_t kib, objects;
+    char name[64];
+};
 
 struct group {
     char name[64];
@@ -68,6 +77,8 @@ struct stat_collect {
     uint64_t malformed;
     struct memory_group memory[MAX_MEMORY_GROUPS];
     size_t n_memory;
+    struct memory_tag tags[MAX_MEMORY_TAGS];
+    size_t n_tags;
     /* draws (--per-draw) */
     int per_draw;
     uint64_t draws, draws_gpu, draws_vertices, draws_primitives;
@@ -120,6 +131,15 @@ static void group_add(struct group *g, const struct perfq_stat_record *r)
     }
 }
 
+static void note_pid(struct stat_collect *c, uint32_t pid)
+{
+    for (size_t i = 0; i < c->n_pids; i++)
+        if (c->pids[i] == pid)
+            return;
+    if (c->n_pids < MAX_CONTEXTS)
+        c->pids[c->n_pids++] = pid;
+}
+
 static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 {
     size_t i;
@@ -128,11 +148,7 @@ static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
             break;
     if (i == c->n_contexts && c->n_contexts < MAX_CONTEXTS)
         c->contexts[c->n_contexts++] = (struct context_key){pid, handle};
-    for (i = 0; i < c->n_pids; i++)
-        if (c->pids[i] == pid)
-            return;
-    if (c->n_pids < MAX_CONTEXTS)
-        c->pids[c->n_pids++] = pid;
+    note_pid(c, pid);
 }
 
 static uint64_t memory_total(const struct memory_group *m)
@@ -159,6 +175,32 @@ static void take_memory(struct stat_collect *c, const struct perfq_stat_record *
         c->memory[i] = now;
 }
 
+/* Keeps each tag's totals at its peak, with the tag's string at that moment. */
+static void take_memory_tag(struct stat_collect *c, const struct perfq_stat_record *r)
+{
+    size_t i = 0;
+    while (i < c->n_tags && !(c->tags[i].pid == r->pid && c->tags[i].group == r->a &&
+                              c->tags[i].id == r->b))
+        i++;
+    if (i == c->n_tags) {
+        if (c->n_tags == MAX_MEMORY_TAGS) {
+            c->malformed++;   /* more tags than the report keeps: counted, not silent */
+            return;
+        }
+        c->n_tags++;
+    } else if (r->c <= c->tags[i].kib) {
+        return;
+    }
+    struct memory_tag *t = &c->tags[i];
+    t->pid = r->pid;
+    t->group = r->a;
+    t->id = r->b;
+    t->kib = r->c;
+    t->objects = r->d;
+    memcpy(t->name, r->name, sizeof t->name);
+    t->name[sizeof t->name - 1] = '\0';
+}
+
 /* The report's figure: the sum over share groups of each group's totals at its own peak (the
  * peak of the sum when there is one share group, an upper bound of it otherwise). */
 static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t objects[3])
@@ -170,6 +212,16 @@ static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t o
             objects[k] += c->memory[i].objects[k];
         }
     }
+}
+
+/* The share group a tag belongs to, as an index into the groups the report counts (the order
+ * their first record came in), or the count when its group sent no totals. */
+static size_t memory_index(const struct stat_collect *c, const struct memory_tag *t)
+{
+    size_t i = 0;
+    while (i < c->n_memory && !(c->memory[i].pid == t->pid && c->memory[i].group == t->group))
+        i++;
+    return i;
 }
 
 static void take(struct stat_collect *c, const struct perfq_stat_record *r)
@@ -210,6 +262,11 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
     }
     case PERFQ_STAT_GL_MEMORY:
         take_memory(c, r);
+        note_pid(c, r->pid);
+        break;
+    case PERFQ_STAT_GL_MEMORY_TAG:
+        take_memory_tag(c, r);
+        note_pid(c, r->pid);
         break;
     case PERFQ_STAT_DRAW:
         c->draws++;
@@ -502,6 +559,17 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     objects[k], k < 2 ? "," : "");
         fprintf(out, "; total %" PRIu64 " KiB\n", kib[0] + kib[1] + kib[2]);
     }
+    if (c->n_tags) {
+        fprintf(out, "   GL memory by tag, each at its own peak:\n");
+        for (size_t i = 0; i < c->n_tags; i++) {
+            const struct memory_tag *t = &c->tags[i];
+            fprintf(out, "     tag %-4" PRIu64 " %-24s %10" PRIu64 " KiB (%" PRIu64 " objects)",
+                    t->id, t->name[0] ? t->name : "(no string)", t->kib, t->objects);
+            if (c->n_pids > 1 || c->n_memory > 1)
+                fprintf(out, "  pid %" PRIu32 " share group %zu", t->pid, memory_index(c, t));
+            fprintf(out, "\n");
+        }
+    }
     if (c->commands) {
         fprintf(out, "   %" PRIu64 " OpenCL commands\n", c->commands);
         table_groups(out, "kernel", c->kernels, c->n_kernels);
@@ -568,6 +636,15 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
         fprintf(out, ", \"%s_kib\": %" PRIu64 ", \"%s_objects\": %" PRIu64, memory_kinds[k],
                 kib[k], memory_kinds[k], objects[k]);
     fprintf(out, ", \"total_kib\": %" PRIu64, kib[0] + kib[1] + kib[2]);
+    fprintf(out, ", \"tags\": [");
+    for (size_t i = 0; i < c->n_tags; i++) {
+        const struct memory_tag *t = &c->tags[i];
+        fprintf(out, "%s{\"pid\": %" PRIu32 ", \"share_group\": %zu, \"id\": %" PRIu64
+                ", \"name\": ", i ? ", " : "", t->pid, memory_index(c, t), t->id);
+        json_string(out, t->name);
+        fprintf(out, ", \"kib\": %" PRIu64 ", \"objects\": %" PRIu64 "}", t->kib, t->objects);
+    }
+    fprintf(out, "]");
     fprintf(out, "}, \"opencl\": {\"commands\": %" PRIu64 ", \"by_kernel\": ", c->commands);
     json_groups(out, c->kernels, c->n_kernels);
     fprintf(out, ", \"by_command_type\": ");
@@ -575,6 +652,23 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
             PRIu64 ", \"malformed\": %" PRIu64 "}", attached(c), c->n_pids, dropped(c),
             c->malformed);
+}
+
+/* A field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a
+ * line break; tag strings are the program's. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
 }
 
 static void csv_series(FILE *out, const char *section, const char *name, struct series *s)
@@ -610,6 +704,12 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     for (int k = 0; k < 3; k++)
         fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,%" PRIu64 "\n", memory_kinds[k], objects[k],
                 kib[k] * 1024u);
+    for (size_t i = 0; i < c->n_tags; i++) {
+        fprintf(out, "gl_memory_tag,");
+        csv_field(out, c->tags[i].name);
+        fprintf(out, ",%" PRIu64 ",,%" PRIu64 ",,,,,,%" PRIu64 "\n", c->tags[i].objects,
+                c->tags[i].id, c->tags[i].kib * 1024u);
+    }
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
     fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,,\n", dropped(c));

@@ -680,6 +680,32 @@ int perfq_nvres_group_snapshot(struct perfq_nvres_group *g, struct perfq_nvres_s
     return 0;
 }
 
+size_t perfq_nvres_tag_briefs(struct perfq_nvres_group *g, struct perfq_nvres_tag_brief *out,
+                              size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&g->lock);
+    for (size_t i = 1; i < g->tags_cap && n < max; i++) {
+        const struct tag *t = &g->tags[i];
+        if (t->state != 1)
+            continue;
+        struct perfq_nvres_tag_brief *b = &out[n++];
+        b->id = (int32_t)i;
+        b->allocs = t->allocs;
+        b->kib = t->kib;
+        b->string[0] = '\0';
+        if (t->string) {
+            size_t len = strlen(t->string);
+            if (len >= sizeof b->string)
+                len = sizeof b->string - 1;
+            memcpy(b->string, t->string, len);
+            b->string[len] = '\0';
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return n;
+}
+
 void perfq_nvres_snapshot_free(struct perfq_nvres_snapshot *s)
 {
     free(s->tags);

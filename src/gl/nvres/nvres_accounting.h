@@ -128,6 +128,16 @@ void perfq_nvres_snapshot_free(struct perfq_nvres_snapshot *s);
 /* Live objects in the table (textures with no storage included), for leak checks. */
 uint64_t perfq_nvres_object_count(struct perfq_nvres_group *g);
 
+/* The tags with state, in id order, for perfq stat (nvres_stat.c): up to max of them, each with
+ * its totals now and its string cut to 63 bytes; returns how many were filled. */
+struct perfq_nvres_tag_brief {
+    int32_t id;
+    uint64_t allocs, kib;
+    char string[64];
+};
+size_t perfq_nvres_tag_briefs(struct perfq_nvres_group *g, struct perfq_nvres_tag_brief *out,
+                              size_t max);
+
 /* KiB of a byte count: rounded up (the per-object rounding rule). */
 static inline uint64_t perfq_nvres_kib(uint64_t bytes)
 {
