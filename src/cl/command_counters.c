@@ -37,6 +37,11 @@ int perfq_cl_command_begin(cl_command_queue queue, cl_event *event,
             *device = q->device;
     }
     pthread_mutex_unlock(&perfq_cl_queues.lock);
+    /* The host time just before the driver call: the driver stamps the event's QUEUED during
+     * the call, so QUEUED is this time plus the few microseconds it takes to get there (taken
+     * before, not after: a blocking call returns only once the command has run). */
+    if (q && cmd->config->nvml_device >= 0)
+        cmd->host_t0 = perfq_cl_stat_clock();
     return q != NULL;
 }
 

@@ -10,6 +10,12 @@
 
 #include "cl/extension_list.h"
 #include "cl/layer.h"
+#include "providers/nvml_interval.h"
+
+#ifndef CL_DEVICE_UUID_KHR
+#define CL_DEVICE_UUID_KHR 0x106A   /* cl_khr_device_uuid */
+#endif
+#define NVIDIA_VENDOR_ID 0x10DEu
 
 /* What the layer caches of one device: its extension lists (they never change). */
 static struct perfq_cl_table devices = PERFQ_CL_TABLE_INIT;
@@ -20,10 +26,33 @@ static cl_int CL_API_CALL device_get(void *obj, cl_uint param, size_t size, void
     return perfq_cl_next.clGetDeviceInfo((cl_device_id)obj, param, size, value, size_ret);
 }
 
+/* Which NVML device an OpenCL device is: its CL_DEVICE_UUID_KHR (cl_khr_device_uuid; NVIDIA's
+ * OpenCL gives the GPU's UUID, as NVML does), or, without that query, the only NVML device of a
+ * machine with one. Only devices of NVIDIA's vendor id are asked; opening NVML the first time
+ * costs a probe of its devices (tens of ms), once per OpenCL device. */
+static int nvml_device_of(cl_device_id device)
+{
+    cl_uint vendor = 0;
+    if (perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_VENDOR_ID, sizeof(vendor), &vendor,
+                                      NULL) != CL_SUCCESS || vendor != NVIDIA_VENDOR_ID)
+        return -1;
+    unsigned char uuid[16];
+    if (perfq_cl_next.clGetDeviceInfo(device, CL_DEVICE_UUID_KHR, sizeof(uuid), uuid, NULL) ==
+        CL_SUCCESS)
+        return perfq__nvml_device_from_uuid(uuid);
+    return perfq__nvml_device_count() == 1 ? 0 : -1;
+}
+
 static int build_entry(const void *device, void **out)
 {
-    return perfq_cl_extension_lists_new(device_get, device, CL_DEVICE_EXTENSIONS,
-                                        CL_DEVICE_EXTENSIONS_WITH_VERSION, out);
+    int err = perfq_cl_extension_lists_new(device_get, device, CL_DEVICE_EXTENSIONS,
+                                           CL_DEVICE_EXTENSIONS_WITH_VERSION, out);
+    if (err == CL_SUCCESS) {
+        struct perfq_cl_extension_lists *e = *out;
+        e->nvml_device = e->native || perfq_cl_counter_count == perfq_cl_base_counter_count
+                             ? -1 : nvml_device_of((cl_device_id)(uintptr_t)device);
+    }
+    return err;
 }
 
 /* The cached entry of a device, built on first use. CL_SUCCESS or the driver's error (a bad
@@ -46,6 +75,18 @@ cl_int perfq_cl_device_native(cl_device_id device, int *native)
     cl_int err = device_entry(device, &e);
     if (err == CL_SUCCESS)
         *native = e->native;
+    return err;
+}
+
+cl_int perfq_cl_device_nvml(cl_device_id device, int *nvml_device, uint32_t *counter_count)
+{
+    struct perfq_cl_extension_lists *e;
+    cl_int err = device_entry(device, &e);
+    if (err == CL_SUCCESS) {
+        *nvml_device = e->nvml_device;
+        *counter_count = e->nvml_device >= 0 ? perfq_cl_counter_count
+                                             : perfq_cl_base_counter_count;
+    }
     return err;
 }
 
@@ -72,11 +113,12 @@ static cl_int CL_API_CALL GetDeviceInfo_wrap(cl_device_id device, cl_device_info
      * cl_performance_counter_codeplay structures." "If the device does not support performance
      * counters param_value_size_ret will return a value of 0." (OCK answers CL_INVALID_VALUE
      * there; perfq follows the text.) */
-    size_t size = (size_t)perfq_cl_counter_count * sizeof(cl_performance_counter_codeplay);
+    uint32_t count = e->nvml_device >= 0 ? perfq_cl_counter_count : perfq_cl_base_counter_count;
+    size_t size = (size_t)count * sizeof(cl_performance_counter_codeplay);
     if (param_value && param_value_size < size)
         return CL_INVALID_VALUE;
     if (param_value)
-        for (uint32_t i = 0; i < perfq_cl_counter_count; i++)
+        for (uint32_t i = 0; i < count; i++)
             memcpy((cl_performance_counter_codeplay *)param_value + i, &perfq_cl_counters[i].info,
                    sizeof(cl_performance_counter_codeplay));
     if (param_value_size_ret)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "providers/nvml_interval.h"
 #include "providers/opencl_command.h"
 #include "cl/layer.h"
 
@@ -92,9 +93,15 @@ static cl_int classify_unrecorded(cl_event event, cl_command_queue *queue_out,
     return CL_SUCCESS;
 }
 
-static void store(cl_performance_counter_result_codeplay *r, cl_int storage, uint64_t v)
+/* d: the value for the floating-point storages (the NVIDIA counters' doubles; v otherwise). */
+static void store(cl_performance_counter_result_codeplay *r, cl_int storage, uint64_t v, double d)
 {
     memset(r, 0, sizeof(*r));
+    switch (storage) {
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_FLOAT32_CODEPLAY: r->float32 = (cl_float)d; return;
+    case CL_PERFORMANCE_COUNTER_RESULT_TYPE_FLOAT64_CODEPLAY: r->float64 = (cl_double)d; return;
+    default: break;
+    }
     switch (storage) {
     case CL_PERFORMANCE_COUNTER_RESULT_TYPE_INT32_CODEPLAY: r->int32 = (cl_int)v; break;
     case CL_PERFORMANCE_COUNTER_RESULT_TYPE_INT64_CODEPLAY: r->int64 = (cl_long)v; break;
@@ -147,13 +154,30 @@ static cl_int counter_results(cl_event event, const struct perfq_cl_command *cmd
                                                     sizeof(queued), &queued, NULL);
     if (err != CL_SUCCESS)
         return err;
+    /* NVIDIA counters: [START, END] on CLOCK_MONOTONIC through QUEUED, stamped during the
+     * enqueue call that began at host_t0; then integrated from the NVML sampler's history
+     * (waiting up to a sampling period for the sample after END). An interval the history no
+     * longer holds (read over a minute after the command) has no value to give. */
+    struct perfq_nvml_interval nv = {0};
+    if (c->nvml_device >= 0) {
+        uint64_t a = cmd->host_t0 + difference(start, queued);
+        uint64_t b = cmd->host_t0 + difference(end, queued);
+        if (perfq__nvml_interval_read((unsigned)c->nvml_device, a, b > a ? b : a, 1, &nv) != 0)
+            return CL_PROFILING_INFO_NOT_AVAILABLE;
+    }
     /* "...the order of results matches the order the counters were enabled at command queue
      * creation. Each item in the list contains a result value in one of the union members
      * defined by the storage type of the associated ... performance counter". */
     cl_performance_counter_result_codeplay *out = param_value;
     for (uint32_t i = 0; i < c->count; i++) {
         uint64_t v = 0;
+        double d = 0;
         switch (c->counters[i]->code) {
+        case PERFQ_CL_NV_ENERGY: d = nv.energy_j; break;
+        case PERFQ_CL_NV_POWER: d = nv.power_w; break;
+        case PERFQ_CL_NV_SM_CLOCK: d = nv.sm_clock_hz; break;
+        case PERFQ_CL_NV_MEM_CLOCK: d = nv.mem_clock_hz; break;
+        case PERFQ_CL_NV_SAMPLES: v = nv.samples; break;
         case PERFQ_CL_COMMAND_DURATION: v = difference(end, start); break;
         case PERFQ_CL_BYTES_TRANSFERRED: v = cmd->bytes; break;
         case PERFQ_CL_QUEUED_TO_START: v = difference(start, queued); break;
@@ -161,8 +185,10 @@ static cl_int counter_results(cl_event event, const struct perfq_cl_command *cmd
         case PERFQ_CL_WORK_GROUPS: v = cmd->work_groups; break;
         default: break;
         }
+        if (c->counters[i]->code < PERFQ_CL_NV_FIRST)
+            d = (double)v;
         cl_performance_counter_result_codeplay r;
-        store(&r, c->counters[i]->info.storage, v);
+        store(&r, c->counters[i]->info.storage, v, d);
         memcpy(&out[i], &r, sizeof(r));
     }
     if (param_value_size_ret)

@@ -36,6 +36,7 @@ struct perfq_cl_extension_lists {
     cl_int with_version_err;          /* the driver's answer to _WITH_VERSION (1.2: an error) */
     cl_name_version *with_version;
     size_t with_version_count;
+    int nvml_device;                  /* devices: the NVML device it is, or -1 (device_info.c) */
 };
 
 /* Builds the lists of obj from get(obj, extensions_param / versions_param) into *out (a new

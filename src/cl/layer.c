@@ -18,6 +18,7 @@
 #include "cl/layer.h"
 #include <CL/cl_layer.h>
 #include "core/provider.h"
+#include "providers/nvml_interval.h"
 
 /* The installed cl_layer.h (2023) predates clInitLayerWithProperties (OpenCL-Headers 2024). */
 typedef cl_properties perfq_cl_layer_properties;
@@ -36,6 +37,7 @@ static perfq_t *catalog_instance;
 static struct perfq_cl_counter *counters;
 const struct perfq_cl_counter *perfq_cl_counters;
 uint32_t perfq_cl_counter_count;
+uint32_t perfq_cl_base_counter_count;
 
 static const char layer_name[] = "perfq: cl_codeplay_performance_counters";
 
@@ -61,8 +63,12 @@ struct perfq_cl_config *perfq_cl_config_ref(struct perfq_cl_config *c)
 
 void perfq_cl_config_unref(struct perfq_cl_config *c)
 {
-    if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        /* The last command of the queue read or released: the sampler may stop. */
+        if (c->nvml_device >= 0)
+            perfq__nvml_interval_release((unsigned)c->nvml_device);
         free(c);
+    }
 }
 
 PERFQ_CL_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
@@ -105,7 +111,7 @@ static cl_int load_counters(void)
     counters = calloc(n ? n : 1, sizeof(*counters));
     if (!counters)
         return CL_OUT_OF_HOST_MEMORY;
-    uint32_t k = 0;
+    uint32_t k = 0, base = 0;   /* the catalog lists the opencl-command group first */
     for (uint32_t id = 0; id < n; id++) {
         perfq_counter_info_t ci;
         perfq_group_info_t gi;
@@ -127,9 +133,12 @@ static cl_int load_counters(void)
         copy_string(c->info.category, sizeof(c->info.category), ci.category);
         copy_string(c->info.description, sizeof(c->info.description), ci.description);
         c->code = (uint32_t)desc->code;
+        if (c->code < PERFQ_CL_NV_FIRST)
+            base = k;
     }
     perfq_cl_counters = counters;
     perfq_cl_counter_count = k;
+    perfq_cl_base_counter_count = base;
     return CL_SUCCESS;
 }
 
@@ -137,6 +146,7 @@ static void unload_counters(void)
 {
     perfq_cl_counters = NULL;
     perfq_cl_counter_count = 0;
+    perfq_cl_base_counter_count = 0;
     free(counters);
     counters = NULL;
     if (catalog_instance)

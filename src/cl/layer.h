@@ -29,8 +29,11 @@ struct perfq_cl_counter {
     cl_performance_counter_codeplay info;   /* what clGetDeviceInfo returns */
     uint32_t code;                          /* enum perfq_cl_counter_code */
 };
+/* The catalog's counters: first those of every device, then (from perfq_cl_base_counter_count
+ * on) those of NVIDIA devices matched to an NVML device (opencl-command-nvidia). */
 extern const struct perfq_cl_counter *perfq_cl_counters;
 extern uint32_t perfq_cl_counter_count;
+extern uint32_t perfq_cl_base_counter_count;
 
 /* The counters enabled on a queue, in enable order; shared by the queue and its commands'
  * records, freed with the last reference. */
@@ -39,6 +42,7 @@ struct perfq_cl_config {
     uint32_t count;
     uint32_t needs_times; /* bit 0: START/END, bit 1: QUEUED/START are read */
     uint32_t needs_bytes;
+    int nvml_device;      /* NVIDIA counters enabled: the NVML device (held), else -1 */
     const struct perfq_cl_counter *counters[];
 };
 struct perfq_cl_config *perfq_cl_config_ref(struct perfq_cl_config *c);
@@ -66,6 +70,8 @@ struct perfq_cl_command {
     uint64_t work_items;
     uint64_t work_groups;
     cl_kernel kernel;               /* NDRange and task commands: for perfq stat's kernel name */
+    uint64_t host_t0;               /* NVIDIA counters: CLOCK_MONOTONIC just before the driver
+                                     * call, which places the event's QUEUED on that clock */
 };
 
 /* command_counters.c: starts a command. Returns 1 when the command is counted (queue with
@@ -92,6 +98,9 @@ void perfq_cl_install_command_counters(cl_icd_dispatch *d);
 /* device_info.c: is this device's own driver implementing the extension (passed through)?
  * Returns CL_SUCCESS and *native, or the driver's error for a bad device. */
 cl_int perfq_cl_device_native(cl_device_id device, int *native);
+/* The NVML device index the OpenCL device is (-1: none; CL_DEVICE_UUID_KHR against NVML's
+ * UUIDs), with the number of counters it lists. CL_SUCCESS or the driver's error. */
+cl_int perfq_cl_device_nvml(cl_device_id device, int *nvml_device, uint32_t *counter_count);
 void perfq_cl_device_info_fini(void);
 void perfq_cl_platform_info_fini(void);
 /* queue_properties.c */

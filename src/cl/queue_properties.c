@@ -14,6 +14,7 @@
 #include "cl/command_counters.h"
 #include "cl/stat_commands.h"
 #include "cl/layer.h"
+#include "providers/nvml_interval.h"
 
 struct perfq_cl_table perfq_cl_queues = PERFQ_CL_TABLE_INIT;
 uint32_t perfq_cl_hidden_profiling_queues;
@@ -30,9 +31,10 @@ static void free_queue(void *v)
     free(q);
 }
 
-static const struct perfq_cl_counter *counter_by_uuid(cl_uint uuid)
+/* Among the first `count` counters: those the device lists. */
+static const struct perfq_cl_counter *counter_by_uuid(cl_uint uuid, uint32_t count)
 {
-    for (uint32_t i = 0; i < perfq_cl_counter_count; i++)
+    for (uint32_t i = 0; i < count; i++)
         if (perfq_cl_counters[i].info.uuid == uuid)
             return &perfq_cl_counters[i];
     return NULL;
@@ -40,7 +42,7 @@ static const struct perfq_cl_counter *counter_by_uuid(cl_uint uuid)
 
 /* Validates the program's config and builds the layer's. CL_SUCCESS or CL_INVALID_VALUE. */
 static cl_int make_config(const cl_performance_counter_config_codeplay *config,
-                          struct perfq_cl_config **out)
+                          cl_device_id device, struct perfq_cl_config **out)
 {
     /* "This property value is a pointer to a cl_performance_counter_config_codeplay structure":
      * a NULL pointer is no such structure (OCK: CL_INVALID_VALUE). */
@@ -51,18 +53,25 @@ static cl_int make_config(const cl_performance_counter_config_codeplay *config,
      * CL_INVALID_VALUE as OCK does for NULL descs. */
     if (config->count == 0 || !config->descs)
         return CL_INVALID_VALUE;
+    int nvml_device = -1;
+    uint32_t listed = 0;
+    cl_int err = perfq_cl_device_nvml(device, &nvml_device, &listed);
+    if (err != CL_SUCCESS)
+        return err;
     struct perfq_cl_config *c = calloc(1, sizeof(*c) + config->count * sizeof(c->counters[0]));
     if (!c)
         return CL_OUT_OF_HOST_MEMORY;
     c->refs = 1;
     c->count = config->count;
+    c->nvml_device = -1;
+    int nvidia = 0;
     for (cl_uint i = 0; i < config->count; i++) {
         /* "...specifying which performance counters are to be enabled defined by uuid the
          * unique identifier of the counter attained using the CL_DEVICE_PERFORMANCE_COUNTERS_
          * CODEPLAY clGetDeviceInfo query": any other uuid is CL_INVALID_VALUE. A uuid given
          * twice is allowed and gives two equal results. The data member is an optional
          * extension point that perfq does not read. */
-        const struct perfq_cl_counter *k = counter_by_uuid(config->descs[i].uuid);
+        const struct perfq_cl_counter *k = counter_by_uuid(config->descs[i].uuid, listed);
         if (!k) {
             free(c);
             return CL_INVALID_VALUE;
@@ -74,6 +83,19 @@ static cl_int make_config(const cl_performance_counter_config_codeplay *config,
             c->needs_times |= 2;
         if (k->code == PERFQ_CL_BYTES_TRANSFERRED)
             c->needs_bytes = 1;
+        if (k->code >= PERFQ_CL_NV_FIRST) {
+            nvidia = 1;
+            c->needs_times |= 3;   /* START/END, placed on the host clock through QUEUED */
+        }
+    }
+    /* NVIDIA counters: the NVML sampler runs (keeping its history) while the queue or any of
+     * its counted commands' events lives; the config's last reference lets it go. */
+    if (nvidia) {
+        if (perfq__nvml_interval_hold((unsigned)nvml_device) != 0) {
+            free(c);
+            return CL_OUT_OF_RESOURCES;   /* NVML listed the device but cannot sample it now */
+        }
+        c->nvml_device = nvml_device;
     }
     *out = c;
     return CL_SUCCESS;
@@ -183,7 +205,7 @@ static cl_command_queue create_queue(cl_context context, cl_device_id device,
     if (err == CL_SUCCESS)
         err = repeated || !terminated ? CL_INVALID_VALUE
                        : make_config((const cl_performance_counter_config_codeplay *)(uintptr_t)
-                                         *counters_value, &config);
+                                         *counters_value, device, &config);
     struct perfq_cl_queue *q = NULL;
     cl_queue_properties *down = NULL;
     if (err == CL_SUCCESS) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "providers/nvml_interval.h"
 #include "providers/nvml_shared.h"
 
 #define NVML_LIBRARY "libnvidia-ml.so.1"
@@ -221,4 +222,52 @@ void perfq__nvml_release(void)
     if (lib_users && --lib_users == 0)
         lib.fn.nvmlShutdown();   /* the handle stays: a later perfq_open reuses it */
     pthread_mutex_unlock(&lib_lock);
+}
+
+unsigned perfq__nvml_device_count(void)
+{
+    const struct nvml_global *g;
+    char reason[8];
+    if (perfq__nvml_acquire(&g, reason, sizeof(reason)))
+        return 0;
+    unsigned n = g->device_count;
+    perfq__nvml_release();
+    return n;
+}
+
+/* NVML's "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as 16 bytes (0), or -1. */
+static int parse_uuid(const char *s, unsigned char out[16])
+{
+    const char *p = strchr(s, '-');
+    if (!p)
+        return -1;
+    int n = 0;
+    for (p++; *p && n < 32; p++) {
+        int v = *p >= '0' && *p <= '9' ? *p - '0'
+              : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+              : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+        if (*p == '-')
+            continue;
+        if (v < 0)
+            return -1;
+        out[n / 2] = (unsigned char)(n % 2 ? out[n / 2] | v : v << 4);
+        n++;
+    }
+    return n == 32 && !*p ? 0 : -1;
+}
+
+int perfq__nvml_device_from_uuid(const unsigned char uuid[16])
+{
+    const struct nvml_global *g;
+    char reason[8];
+    if (perfq__nvml_acquire(&g, reason, sizeof(reason)))
+        return -1;
+    int found = -1;
+    for (unsigned d = 0; d < g->device_count && found < 0; d++) {
+        unsigned char u[16];
+        if (parse_uuid(g->dev[d].uuid, u) == 0 && memcmp(u, uuid, 16) == 0)
+            found = (int)d;
+    }
+    perfq__nvml_release();
+    return found;
 }

@@ -35,6 +35,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "providers/nvml_history.h"
+#include "providers/nvml_interval.h"
 #include "providers/nvml_shared.h"
 
 #define ENERGY_UPDATE_NS 100000000u   /* the driver's total-energy update period */
@@ -58,7 +60,11 @@ struct device_state {
     nvmlGpmSample_t gpm[2];
     int gpm_cur;             /* gpm[gpm_cur] holds the newest sample when gpm_primed */
     int gpm_primed;
+    struct nvml_history hist;   /* the fast samples of power and clocks, HISTORY_S seconds */
 };
+
+/* Seconds of fast samples kept for intervals read after they ended (OpenCL commands). */
+#define HISTORY_S 60
 
 static struct {
     pthread_mutex_t lock;
@@ -255,6 +261,12 @@ static void apply_fast(unsigned d, const struct fast_sample *s)
     ds->last_sm = s->sm;
     ds->last_mem = s->mem;
     apply_count(d, CH_SAMPLES, s->t, 1);
+    struct nvml_hist_sample h = {.t = s->t,
+                                 .v = {s->v[CH_POWER], s->v[CH_SM_CLOCK], s->v[CH_MEM_CLOCK]},
+                                 .ok = (s->ok[CH_POWER] ? 1u << HIST_POWER : 0) |
+                                       (s->ok[CH_SM_CLOCK] ? 1u << HIST_SM_CLOCK : 0) |
+                                       (s->ok[CH_MEM_CLOCK] ? 1u << HIST_MEM_CLOCK : 0)};
+    perfq__nvml_history_push(&ds->hist, &h);
 }
 
 static void read_energy(unsigned d, uint64_t *t, int *ok, unsigned long long *mj)
@@ -544,6 +556,7 @@ static void stop_locked(const uint64_t need[NVML_MAX_DEVICES])
         for (int i = 0; i < 2; i++)
             if (S.dev[d].gpm[i])
                 S.g->fn.nvmlGpmSampleFree(S.dev[d].gpm[i]);
+        perfq__nvml_history_free(&S.dev[d].hist);
     }
     S.g = NULL;
     perfq__nvml_release();
@@ -588,14 +601,20 @@ int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
         S.energy_ns = env_ms("PERFQ_NVML_ENERGY_MS", 2000);
         S.gpm_ns = env_ms("PERFQ_NVML_GPM_MS", 100);
         S.pcie_ns = env_ms("PERFQ_NVML_PCIE_MS", 1000);
+        unsigned hist_cap = (unsigned)(HISTORY_S * 1000000000ull / S.fast_ns) + 2;
+        for (unsigned d = 0; d < g->device_count; d++)
+            if (perfq__nvml_history_init(&S.dev[d].hist, hist_cap))
+                rc = -1;
         S.stop = 0;
         if (rc == 0 && pthread_create(&S.thread, NULL, sampler_main, NULL) != 0)
             rc = -1;
         if (rc) {
-            for (unsigned d = 0; d < g->device_count; d++)
+            for (unsigned d = 0; d < g->device_count; d++) {
                 for (int i = 0; i < 2; i++)
                     if (S.dev[d].gpm[i])
                         g->fn.nvmlGpmSampleFree(S.dev[d].gpm[i]);
+                perfq__nvml_history_free(&S.dev[d].hist);
+            }
             S.g = NULL;
             perfq__nvml_release();
             pthread_mutex_unlock(&S.lock);
@@ -744,4 +763,79 @@ void perfq__nvml_read_now(const struct nvml_anchor *begin, struct nvml_anchor *b
         now->need[d] = has;   /* channels with a value, for "not counted" */
     }
     pthread_mutex_unlock(&S.lock);
+}
+
+/* Intervals in the past, from the history (nvml_interval.h). */
+
+static void hold_need(unsigned d, uint64_t need[NVML_MAX_DEVICES])
+{
+    memset(need, 0, NVML_MAX_DEVICES * sizeof(need[0]));
+    need[d] = CH_BIT(CH_POWER) | CH_BIT(CH_SM_CLOCK) | CH_BIT(CH_MEM_CLOCK);
+}
+
+int perfq__nvml_interval_hold(unsigned d)
+{
+    uint64_t need[NVML_MAX_DEVICES];
+    if (d >= NVML_MAX_DEVICES)
+        return -1;
+    hold_need(d, need);
+    if (perfq__nvml_sampler_start(need))
+        return -1;
+    pthread_mutex_lock(&S.lock);
+    int usable = S.g && d < S.g->device_count && !S.g->dev[d].reason[CH_POWER] &&
+                 !S.g->dev[d].reason[CH_SM_CLOCK] && !S.g->dev[d].reason[CH_MEM_CLOCK];
+    pthread_mutex_unlock(&S.lock);
+    if (!usable)
+        perfq__nvml_sampler_stop(need);
+    return usable ? 0 : -1;
+}
+
+void perfq__nvml_interval_release(unsigned d)
+{
+    uint64_t need[NVML_MAX_DEVICES];
+    if (d >= NVML_MAX_DEVICES)
+        return;
+    hold_need(d, need);
+    perfq__nvml_sampler_stop(need);
+}
+
+static int interval_locked(unsigned d, uint64_t a, uint64_t b, struct perfq_nvml_interval *out)
+{
+    const struct nvml_history *h = &S.dev[d].hist;
+    int rc = perfq__nvml_history_interval(h, HIST_POWER, a, b, &out->energy_j, &out->power_w,
+                                          &out->samples);
+    if (rc == HIST_OK)
+        rc = perfq__nvml_history_interval(h, HIST_SM_CLOCK, a, b, NULL, &out->sm_clock_hz, NULL);
+    if (rc == HIST_OK)
+        rc = perfq__nvml_history_interval(h, HIST_MEM_CLOCK, a, b, NULL, &out->mem_clock_hz,
+                                          NULL);
+    return rc;
+}
+
+int perfq__nvml_interval_read(unsigned d, uint64_t a, uint64_t b, int wait,
+                              struct perfq_nvml_interval *out)
+{
+    if (b < a)
+        return -1;
+    pthread_mutex_lock(&S.lock);
+    if (!S.running || !S.g || d >= S.g->device_count) {
+        pthread_mutex_unlock(&S.lock);
+        return -1;
+    }
+    /* The sample after b comes within a fast period of b (or of now, when b is past);
+     * an end far in the future is a clock that does not match: no wait beyond a second. */
+    uint64_t now = perfq__nvml_now();
+    uint64_t until_ns = (b > now ? (b - now < 1000000000u ? b : now + 1000000000u) : now) +
+                        S.fast_ns + 1000000000u;
+    struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
+    int rc;
+    while ((rc = interval_locked(d, a, b, out)) == HIST_PENDING && wait && S.running)
+        if (pthread_cond_timedwait(&S.tick, &S.lock, &until) == ETIMEDOUT) {
+            rc = interval_locked(d, a, b, out);
+            break;
+        }
+    pthread_mutex_unlock(&S.lock);
+    if (rc == HIST_PENDING)
+        return wait ? -1 : 1;
+    return rc == HIST_OK ? 0 : -1;
 }

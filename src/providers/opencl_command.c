@@ -41,6 +41,37 @@ static const struct perfq_counter_desc counters[] = {
       PERFQ_UNIT_GENERIC, PERFQ_INTEL_EVENT, 0, PERFQ_CL_WORK_GROUPS),
 };
 
+static const struct perfq_group_desc nvidia_group = {
+    PERFQ_CL_NVIDIA_GROUP_NAME,
+    "Device counters over each OpenCL command on an NVIDIA device (cl_codeplay_performance_"
+    "counters): NVML's power and clocks, integrated over the command's [START, END] from the "
+    "NVML sampler's history",
+    PERFQ_SCOPE_GPU_TIMELINE, 0};
+
+#define NV(n, cat, desc, unit, storage, code) \
+    {n, cat, desc, unit, storage, PERFQ_INTEL_RAW, 0, 0, 1, code, 0}
+
+/* Energy has no unit in the extension's enum: perfq's JOULES, which the layer reports as
+ * GENERIC with the description naming joules (docs/nvidia-providers.md). */
+static const struct perfq_counter_desc nvidia_counters[] = {
+    NV("Energy", "Power",
+       "Energy the NVIDIA device consumed during the command, in joules: the integral of "
+       "NVML's power over [START, END] (samples every 20 ms, linear between them)",
+       PERFQ_UNIT_JOULES, PERFQ_STORAGE_FLOAT64, PERFQ_CL_NV_ENERGY),
+    NV("Average Power", "Power",
+       "Mean power draw of the NVIDIA device during the command (W)",
+       PERFQ_UNIT_WATTS, PERFQ_STORAGE_FLOAT64, PERFQ_CL_NV_POWER),
+    NV("SM Clock", "Clocks", "Mean SM clock of the NVIDIA device during the command (Hz)",
+       PERFQ_UNIT_HERTZ, PERFQ_STORAGE_FLOAT64, PERFQ_CL_NV_SM_CLOCK),
+    NV("Memory Clock", "Clocks",
+       "Mean memory clock of the NVIDIA device during the command (Hz)",
+       PERFQ_UNIT_HERTZ, PERFQ_STORAGE_FLOAT64, PERFQ_CL_NV_MEM_CLOCK),
+    NV("NVML Samples", "Sampler",
+       "NVML samples taken within the command: 0 means every value above is interpolated "
+       "between the two samples around a command shorter than the sampling period (20 ms)",
+       PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64, PERFQ_CL_NV_SAMPLES),
+};
+
 static perfq_status_t cl_probe(void *arg, void **state, char *reason, size_t size)
 {
     if (!arg) {
@@ -59,8 +90,12 @@ static perfq_status_t cl_enumerate(void *state, struct perfq_catalog *catalog,
                                    const char *probe_reason)
 {
     (void)state;
-    return perfq_catalog_add_table(catalog, &group, counters, ARRAY_SIZE(counters),
-                                   probe_reason);
+    perfq_status_t s = perfq_catalog_add_table(catalog, &group, counters, ARRAY_SIZE(counters),
+                                               probe_reason);
+    if (s == PERFQ_OK)
+        s = perfq_catalog_add_table(catalog, &nvidia_group, nvidia_counters,
+                                    ARRAY_SIZE(nvidia_counters), probe_reason);
+    return s;
 }
 
 /* The values exist per command only, read from the command's event by the layer: a perfq

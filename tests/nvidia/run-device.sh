@@ -2,14 +2,18 @@
 # The NVIDIA checks of issue 11 on the GPU machine (no meson there), from a carried build:
 #   . .device/enter.sh; bash DIR/run-device.sh DIR/build
 # perfq list's NVIDIA groups; test-cupti, test-nvml, test-intel-nvidia (real NVML and CUPTI,
-# then against the fake NVML); bench/cuda's cupti-dram (DRAM bytes of a known copy within 2 %,
+# then against the fake NVML); test-cl-nvidia (the OpenCL layer's per-command NVIDIA counters);
+# bench-nvml; bench/cuda's cupti-dram (DRAM bytes of a known copy within 2 %,
 # PM sampling perturbation); perfq stat of a CUDA program with no layer; the counters held by
 # another process; an unprivileged user. Prints each step's exit status and a last line
 # "N passed, M failed, K skipped".
 build=${1:-build}
 passed=0 failed=0 skipped=0
-step() {   # name, command...
+# The carried libraries perfq's CLI links (libmicrohttpd and what it needs), after the system's.
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$build")/lib
+step() {   # name, command...   (ONLY=REGEX runs the steps whose name matches)
     local name=$1; shift
+    if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return; fi
     echo "=== $name"
     timeout 120 "$@" 2>&1 | grep -vE '^\[ (RUN|       OK) ' | tail -40
     local rc=${PIPESTATUS[0]}
@@ -26,6 +30,11 @@ step test-nvml "$build/tests/nvidia/test-nvml"
 step "test-intel-nvidia (real NVML, CUPTI)" "$build/tests/gl/intel/test-intel-nvidia"
 step "test-intel-nvidia --fake" env LD_LIBRARY_PATH="$build/tests/nvidia:$LD_LIBRARY_PATH" \
     "$build/tests/gl/intel/test-intel-nvidia" --fake
+# ocl-icd first: CUDA's own libOpenCL.so.1 (first on enter.sh's path) loads no layers.
+step "test-cl-nvidia (per-command energy, power, clocks)" env \
+    LD_LIBRARY_PATH="/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH" \
+    OPENCL_LAYERS="$build/src/cl/libperfq-cl.so" "$build/tests/nvidia/test-cl-nvidia"
+step "bench-nvml (read cost, sampler CPU)" "$build/bench/bench-nvml"
 step "cupti-dram (accuracy, perturbation)" "$build/bench/cuda/cupti-dram"
 step "perfq stat of a CUDA program, no layer" "$perfq" stat \
     -e cupti-gpu0/dram__bytes_read.sum,cupti-gpu0/dram__bytes_write.sum,cupti-gpu0/smsp__inst_executed.sum,nvml-gpu0/energy \

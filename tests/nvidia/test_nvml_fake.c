@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "perfq/perfq.h"
+#include "providers/nvml_interval.h"
 
 static double now_s(void)
 {
@@ -128,6 +129,57 @@ static void test_interval(void **state)
     unsetenv("PERFQ_NVML_ENERGY_MS");
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Intervals read after they ended, from the sampler's history (the OpenCL layer's per-command
+ * counters): the fake's 100 W, 1000 MHz and 2619 MHz over a past interval, energy 100 W x its
+ * length; an interval from before the sampler ran has no value; an end in the future waits. */
+static void test_history(void **state)
+{
+    (void)state;
+    assert_int_equal(perfq__nvml_device_count(), 1);
+    unsigned char uuid[16] = {0};
+    assert_int_equal(perfq__nvml_device_from_uuid(uuid), -1);   /* "GPU-fake" is no UUID */
+    assert_int_equal(perfq__nvml_interval_hold(3), -1);         /* no such device */
+    uint64_t before = now_ns();
+    usleep(1000);
+    assert_int_equal(perfq__nvml_interval_hold(0), 0);
+    usleep(100000);
+    uint64_t a = now_ns();
+    usleep(200000);
+    uint64_t b = now_ns();
+    struct perfq_nvml_interval iv;
+    assert_int_equal(perfq__nvml_interval_read(0, a, b, 1, &iv), 0);
+    double seconds = (double)(b - a) / 1e9;
+    printf("past interval of %.3f s: %.6f J, %.6f W, SM %.0f Hz, memory %.0f Hz, %u samples\n",
+           seconds, iv.energy_j, iv.power_w, iv.sm_clock_hz, iv.mem_clock_hz, iv.samples);
+    assert_true(fabs(iv.power_w - 100.0) < 1e-6);
+    assert_true(fabs(iv.energy_j - 100.0 * seconds) < 1e-6);
+    assert_true(fabs(iv.sm_clock_hz - 1e9) < 1e-3);
+    assert_true(fabs(iv.mem_clock_hz - 2619e6) < 1e-3);
+    assert_true(iv.samples >= 1);   /* 20 ms cadence over 200 ms: about 10, however late */
+    /* A zero-length interval: the power at that instant, no energy. */
+    assert_int_equal(perfq__nvml_interval_read(0, a, a, 1, &iv), 0);
+    assert_true(fabs(iv.power_w - 100.0) < 1e-6 && iv.energy_j == 0);
+    /* Before the sampler ran: no value, rather than a guess. */
+    assert_int_equal(perfq__nvml_interval_read(0, before, b, 1, &iv), -1);
+    /* An end 50 ms ahead: not yet without waiting; with waiting, once sampled past it. */
+    uint64_t ahead = now_ns() + 50000000u;
+    assert_int_equal(perfq__nvml_interval_read(0, b, ahead, 0, &iv), 1);
+    assert_int_equal(perfq__nvml_interval_read(0, b, ahead, 1, &iv), 0);
+    assert_true(now_ns() >= ahead);
+    assert_true(fabs(iv.power_w - 100.0) < 1e-6);
+    assert_int_equal(perfq__nvml_interval_read(0, b, a, 1, &iv), -1);   /* reversed */
+    perfq__nvml_interval_release(0);
+    /* Released (the sampler stopped): nothing to read from. */
+    assert_int_equal(perfq__nvml_interval_read(0, a, b, 1, &iv), -1);
+}
+
 static void test_pcie(void **state)
 {
     (void)state;
@@ -199,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_catalog),
         cmocka_unit_test_prestate(test_interval, NULL),
         cmocka_unit_test_prestate(test_interval, "100"),
+        cmocka_unit_test(test_history),
         cmocka_unit_test(test_pcie),
         cmocka_unit_test(test_threads),
     };
