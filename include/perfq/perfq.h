@@ -57,6 +57,9 @@ typedef enum perfq_status {
     PERFQ_ENOSPC = -8,        /* caller's buffer too small; nothing was written */
     PERFQ_EMFILE = -9,        /* out of file descriptors (EMFILE, ENFILE): close some or raise
                                * RLIMIT_NOFILE */
+    PERFQ_EPASSES = -10,      /* the counters together need more than one pass over the work
+                               * (CUPTI range profiler): measure them in separate measurements;
+                               * each group's "passes" counter says how many a set takes */
 } perfq_status_t;
 
 /* A static English message for a status; never NULL, also for unknown values. */

@@ -15,6 +15,9 @@ const char *perfq_status_string(perfq_status_t status)
     case PERFQ_ESYS: return "system or driver call failed";
     case PERFQ_ENOSPC: return "buffer too small";
     case PERFQ_EMFILE: return "too many open files";
+    case PERFQ_EPASSES:
+        return "the counters need more than one pass over the work: split them into "
+               "measurements of one pass each";
     }
     return "unknown status";
 }

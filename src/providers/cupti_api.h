@@ -1,6 +1,7 @@
 /*
  * The part of the CUDA driver API and of CUPTI 13 (cupti_pmsampling.h, cupti_profiler_host.h,
- * cupti_profiler_target.h, cupti_target.h, cupti_result.h, cupti_activity.h) that perfq calls,
+ * cupti_profiler_target.h, cupti_range_profiler.h, cupti_target.h, cupti_result.h,
+ * cupti_activity.h) that perfq calls,
  * declared here in the headers' own names so that the build needs no NVIDIA header:
  * libcuda.so.1 and libcupti are opened with dlopen at run time (cupti_lib.c).
  * tests/nvidia/cupti_abi_check.cpp compares every constant, struct size and field offset, and
@@ -16,6 +17,7 @@
 #ifndef PERFQ_CUPTI_REAL_HEADERS
 typedef int CUresult;                     /* cuda.h: enum cudaError_enum */
 typedef int CUdevice;                     /* cuda.h: CUdevice_v1 = int */
+typedef struct CUctx_st *CUcontext;       /* cuda.h */
 #define CUDA_SUCCESS 0
 
 typedef int CUptiResult;                  /* cupti_result.h: enum CUptiResult */
@@ -218,10 +220,153 @@ typedef struct CUpti_PmSampling_CounterData_GetSampleInfo_Params {
     uint64_t startTimestamp;
     uint64_t endTimestamp;
 } CUpti_PmSampling_CounterData_GetSampleInfo_Params;
+
+/* The range profiler (cupti_range_profiler.h) and the counter availability of a context
+ * (cupti_profiler_target.h). */
+typedef struct CUpti_RangeProfiler_Object CUpti_RangeProfiler_Object;
+
+typedef enum {
+    CUPTI_Range_INVALID,
+    CUPTI_AutoRange,
+    CUPTI_UserRange,
+    CUPTI_Range_COUNT,
+} CUpti_ProfilerRange;
+
+typedef enum {
+    CUPTI_Replay_INVALID,
+    CUPTI_ApplicationReplay,
+    CUPTI_KernelReplay,
+    CUPTI_UserReplay,
+    CUPTI_Replay_COUNT,
+} CUpti_ProfilerReplayMode;
+
+typedef struct CUpti_Profiler_GetCounterAvailability_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t counterAvailabilityImageSize;
+    uint8_t *pCounterAvailabilityImage;
+} CUpti_Profiler_GetCounterAvailability_Params;
+
+typedef struct CUpti_RangeProfiler_Enable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+} CUpti_RangeProfiler_Enable_Params;
+
+/* Disable, Start and PopRange take the same three fields. */
+typedef struct CUpti_RangeProfiler_Disable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+} CUpti_RangeProfiler_Disable_Params;
+typedef struct CUpti_RangeProfiler_Start_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+} CUpti_RangeProfiler_Start_Params;
+typedef struct CUpti_RangeProfiler_PopRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+} CUpti_RangeProfiler_PopRange_Params;
+
+typedef struct CUpti_RangeProfiler_Stop_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t passIndex;
+    size_t targetNestingLevel;
+    uint8_t isAllPassSubmitted;
+} CUpti_RangeProfiler_Stop_Params;
+
+typedef struct CUpti_RangeProfiler_PushRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    const char *pRangeName;
+} CUpti_RangeProfiler_PushRange_Params;
+
+typedef struct CUpti_RangeProfiler_SetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t configSize;
+    const uint8_t *pConfig;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+    CUpti_ProfilerRange range;
+    CUpti_ProfilerReplayMode replayMode;
+    size_t maxRangesPerPass;
+    uint16_t numNestingLevels;
+    uint16_t minNestingLevel;
+    size_t passIndex;
+    uint16_t targetNestingLevel;
+} CUpti_RangeProfiler_SetConfig_Params;
+
+typedef struct CUpti_RangeProfiler_DecodeData_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t numOfRangeDropped;
+} CUpti_RangeProfiler_DecodeData_Params;
+
+typedef struct CUpti_RangeProfiler_GetCounterDataSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    const char **pMetricNames;
+    size_t numMetrics;
+    size_t maxNumOfRanges;
+    uint32_t maxNumRangeTreeNodes;
+    size_t counterDataSize;
+} CUpti_RangeProfiler_GetCounterDataSize_Params;
+
+typedef struct CUpti_RangeProfiler_CounterDataImage_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t counterDataSize;
+    uint8_t *pCounterData;
+} CUpti_RangeProfiler_CounterDataImage_Initialize_Params;
+
+typedef struct CUpti_RangeProfiler_GetCounterDataInfo_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t numTotalRanges;
+} CUpti_RangeProfiler_GetCounterDataInfo_Params;
 #endif /* !PERFQ_CUPTI_REAL_HEADERS */
 
 /* The headers' *_STRUCT_SIZE values: the size up to each struct's last field. */
 #define PERFQ_CUPTI_SIZE(type, last) CUPTI_PROFILER_STRUCT_SIZE(type, last)
+
+/* The range profiler's (cupti_range.c): the CUDA context of the calling thread, and the
+ * range profiler's functions besides those of PERFQ_CUPTI_FUNCTIONS it shares. */
+#define PERFQ_CUDA_RANGE_FUNCTIONS(X)                                                        \
+    X(cuCtxGetCurrent, CUresult, (CUcontext *))                                              \
+    X(cuCtxGetDevice, CUresult, (CUdevice *))                                                \
+    X(cuCtxSynchronize, CUresult, (void))
+
+#define PERFQ_CUPTI_RANGE_FUNCTIONS(X)                                                       \
+    X(cuptiProfilerGetCounterAvailability, CUptiResult,                                      \
+      (CUpti_Profiler_GetCounterAvailability_Params *))                                      \
+    X(cuptiRangeProfilerEnable, CUptiResult, (CUpti_RangeProfiler_Enable_Params *))          \
+    X(cuptiRangeProfilerDisable, CUptiResult, (CUpti_RangeProfiler_Disable_Params *))        \
+    X(cuptiRangeProfilerStart, CUptiResult, (CUpti_RangeProfiler_Start_Params *))            \
+    X(cuptiRangeProfilerStop, CUptiResult, (CUpti_RangeProfiler_Stop_Params *))              \
+    X(cuptiRangeProfilerPushRange, CUptiResult, (CUpti_RangeProfiler_PushRange_Params *))    \
+    X(cuptiRangeProfilerPopRange, CUptiResult, (CUpti_RangeProfiler_PopRange_Params *))      \
+    X(cuptiRangeProfilerSetConfig, CUptiResult, (CUpti_RangeProfiler_SetConfig_Params *))    \
+    X(cuptiRangeProfilerDecodeData, CUptiResult, (CUpti_RangeProfiler_DecodeData_Params *))  \
+    X(cuptiRangeProfilerGetCounterDataSize, CUptiResult,                                     \
+      (CUpti_RangeProfiler_GetCounterDataSize_Params *))                                     \
+    X(cuptiRangeProfilerCounterDataImageInitialize, CUptiResult,                             \
+      (CUpti_RangeProfiler_CounterDataImage_Initialize_Params *))                            \
+    X(cuptiRangeProfilerGetCounterDataInfo, CUptiResult,                                     \
+      (CUpti_RangeProfiler_GetCounterDataInfo_Params *))
 
 /* The library functions perfq resolves, as (library, name, return, arguments). */
 #define PERFQ_CUDA_FUNCTIONS(X)                                                              \

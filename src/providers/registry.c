@@ -9,7 +9,7 @@ extern const struct perfq_provider_ops perfq_host_rusage_provider;
 extern const struct perfq_provider_ops perfq_host_procio_provider;
 extern const struct perfq_provider_ops perfq_host_clock_provider;
 extern const struct perfq_provider_ops perfq_nvml_provider, perfq_gpm_provider;
-extern const struct perfq_provider_ops perfq_cupti_provider;
+extern const struct perfq_provider_ops perfq_cupti_provider, perfq_cupti_range_provider;
 
 const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_perf_provider,
@@ -20,6 +20,7 @@ const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_gl_memory_catalog_provider,
     &perfq_nvml_provider, &perfq_gpm_provider,
     &perfq_cupti_provider,
+    &perfq_cupti_range_provider,
 };
 const size_t perfq__builtin_provider_count =
     sizeof(perfq__builtin_providers) / sizeof(perfq__builtin_providers[0]);

@@ -1,5 +1,85 @@
 /* Every fact of src/providers/cupti_api.h that tests/nvidia/cupti_abi_check compares with the real CUPTI headers: struct sizes, field offsets, constants. */
 #define PERFQ_CUPTI_FACTS \
+    PERFQ_FACT_SIZE(CUpti_Profiler_GetCounterAvailability_Params) \
+    PERFQ_FACT_FIELD(CUpti_Profiler_GetCounterAvailability_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_Profiler_GetCounterAvailability_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_Profiler_GetCounterAvailability_Params, ctx) \
+    PERFQ_FACT_FIELD(CUpti_Profiler_GetCounterAvailability_Params, counterAvailabilityImageSize) \
+    PERFQ_FACT_FIELD(CUpti_Profiler_GetCounterAvailability_Params, pCounterAvailabilityImage) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_Enable_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Enable_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Enable_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Enable_Params, ctx) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Enable_Params, pRangeProfilerObject) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_Disable_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Disable_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Disable_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Disable_Params, pRangeProfilerObject) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_Start_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Start_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Start_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Start_Params, pRangeProfilerObject) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_PopRange_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PopRange_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PopRange_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PopRange_Params, pRangeProfilerObject) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_Stop_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, passIndex) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, targetNestingLevel) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_PushRange_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PushRange_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PushRange_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PushRange_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_PushRange_Params, pRangeName) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_SetConfig_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, configSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, pConfig) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, counterDataImageSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, pCounterDataImage) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, range) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, replayMode) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, maxRangesPerPass) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, numNestingLevels) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, minNestingLevel) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, passIndex) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_SetConfig_Params, targetNestingLevel) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_DecodeData_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_DecodeData_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_DecodeData_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_DecodeData_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_DecodeData_Params, numOfRangeDropped) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_GetCounterDataSize_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, pMetricNames) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, numMetrics) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, maxNumOfRanges) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, maxNumRangeTreeNodes) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataSize_Params, counterDataSize) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_CounterDataImage_Initialize_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, pRangeProfilerObject) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, counterDataSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, pCounterData) \
+    PERFQ_FACT_SIZE(CUpti_RangeProfiler_GetCounterDataInfo_Params) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataInfo_Params, structSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataInfo_Params, pPriv) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataInfo_Params, pCounterDataImage) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataInfo_Params, counterDataImageSize) \
+    PERFQ_FACT_FIELD(CUpti_RangeProfiler_GetCounterDataInfo_Params, numTotalRanges) \
+    PERFQ_FACT_CONST(CUPTI_AutoRange) \
+    PERFQ_FACT_CONST(CUPTI_UserRange) \
+    PERFQ_FACT_CONST(CUPTI_KernelReplay) \
+    PERFQ_FACT_CONST(CUPTI_UserReplay) \
     PERFQ_FACT_SIZE(CUpti_Profiler_Initialize_Params) \
     PERFQ_FACT_FIELD(CUpti_Profiler_Initialize_Params, structSize) \
     PERFQ_FACT_FIELD(CUpti_Profiler_Initialize_Params, pPriv) \

@@ -6,6 +6,7 @@
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
 #include <cupti_result.h>
 #include <cupti_target.h>
 
@@ -19,3 +20,5 @@ extern "C" const struct cupti_fact perfq_cupti_facts_real[] = {PERFQ_CUPTI_FACTS
 #define PERFQ_CHECK_FN(name, ret, args) [[maybe_unused]] static ret(*const check_##name) args = &::name;
 PERFQ_CUDA_FUNCTIONS(PERFQ_CHECK_FN)
 PERFQ_CUPTI_FUNCTIONS(PERFQ_CHECK_FN)
+PERFQ_CUDA_RANGE_FUNCTIONS(PERFQ_CHECK_FN)
+PERFQ_CUPTI_RANGE_FUNCTIONS(PERFQ_CHECK_FN)

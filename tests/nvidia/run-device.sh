@@ -3,7 +3,7 @@
 #   . .device/enter.sh; bash DIR/run-device.sh DIR/build
 # perfq list's NVIDIA groups; test-cupti, test-nvml, test-intel-nvidia (real NVML and CUPTI,
 # then against the fake NVML); test-cl-nvidia (the OpenCL layer's per-command NVIDIA counters);
-# bench-nvml; bench/cuda's cupti-dram (DRAM bytes of a known copy within 2 %,
+# test-cupti-range (CUPTI's range profiler through the C API); bench-nvml; bench/cuda's cupti-dram (DRAM bytes of a known copy within 2 %,
 # PM sampling perturbation); perfq stat of a CUDA program with no layer; the counters held by
 # another process; an unprivileged user. Prints each step's exit status and a last line
 # "N passed, M failed, K skipped".
@@ -27,6 +27,7 @@ perfq=$build/tools/perfq/perfq
 step "perfq list (NVIDIA groups)" sh -c "$perfq list | grep -E -A6 '^(cupti|nvml|gpm)'"
 step test-cupti "$build/tests/nvidia/test-cupti"
 step test-nvml "$build/tests/nvidia/test-nvml"
+step "test-cupti-range (range profiler, C API)" "$build/tests/nvidia/test-cupti-range"
 step "test-intel-nvidia (real NVML, CUPTI)" "$build/tests/gl/intel/test-intel-nvidia"
 step "test-intel-nvidia --fake" env LD_LIBRARY_PATH="$build/tests/nvidia:$LD_LIBRARY_PATH" \
     "$build/tests/gl/intel/test-intel-nvidia" --fake
