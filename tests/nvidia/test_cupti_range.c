@@ -134,11 +134,30 @@ static void test_catalog(void **state)
     perfq_close(&pq);
 }
 
+/* libcupti's host side loads libnvperf_host.so with RTLD_DEEPBIND, which the sanitizers'
+ * runtimes refuse (they abort the process): the pass counts run in the plain builds. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#endif
+
 static void test_passes(void **state)
 {
     (void)state;
     size_t p = 0;
     char reason[256];
+#ifdef UNDER_SANITIZER
+    if (!have_driver()) {
+        printf("pass counts not checked under a sanitizer: libcupti loads libnvperf_host.so "
+               "with RTLD_DEEPBIND, which the sanitizer runtime refuses (the plain build "
+               "checks them)\n");
+        return;
+    }
+#endif
     if (perfq__cupti_range_passes("GH100", all, 1, &p, reason, sizeof(reason)) != 0 &&
         strstr(reason, "libcupti not found")) {
         printf("pass counts not checked: %s\n", reason);
