@@ -34,7 +34,11 @@
  * iteration of each, for the layer and for the same work by hand.
  * --calls: the time of single driver calls the layer may make per query (glGetError,
  * glGetQueryiv, glGenQueries + glDeleteQueries, glGetIntegerv) and of a calloc + free.
- * Usage: bench-gl-patterns [--count|--calls] [--paths=query,fence] [--rounds=N] [--iterations=N]
+ * --layer-only: the same timing with the driver's query calls and the draw replaced by stubs
+ * that do nothing (results read 1): the layer's own CPU time per query against the wrappers'
+ * pass-through, without the driver's noise (a profile of the layer, not a driver figure).
+ * Usage: bench-gl-patterns [--count|--calls|--layer-only] [--paths=query,fence] [--rounds=N]
+ *        [--iterations=N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,7 @@ static int iterations = 4000;
 static int rounds = 5;
 static int counting;
 static int calls_only;
+static int layer_only;
 static const int batches[3] = {1, 64, 4000};
 static const char *const batch_names[3] = {"waited", "every 64", "at end"};
 
@@ -70,7 +75,7 @@ static struct {
 #define COUNTED(X)                                                                            \
     X(glGetError) X(glGetIntegerv) X(glGenQueries) X(glDeleteQueries) X(glBeginQuery)          \
     X(glEndQuery) X(glGetQueryObjectui64v) X(glGetQueryObjectuiv) X(glGetQueryiv)              \
-    X(glQueryCounter) X(glFlush) X(glFinish) X(eglCreateSyncKHR) X(eglClientWaitSyncKHR)       \
+    X(glQueryCounter) X(glDrawArrays) X(glFlush) X(glFinish) X(eglCreateSyncKHR) X(eglClientWaitSyncKHR)       \
     X(eglDestroySyncKHR)
 
 enum {
@@ -86,10 +91,16 @@ static const char *const counted_names[] = {
 };
 static unsigned long long calls[C_COUNT];
 static struct perfq_gl_dispatch saved;
+/* --layer-only: the driver's query calls and the draw do nothing (results read 1), so that what
+ * is timed is the layer's own CPU work per query beside the wrappers' pass-through. */
+static int stubbed;
+static GLuint stub_next_name = 1u << 24;
 
 static GLenum c_glGetError(void)
 {
     calls[C_glGetError]++;
+    if (stubbed)
+        return GL_NO_ERROR;
     return saved.glGetError();
 }
 static void c_glGetIntegerv(GLenum p, GLint *v)
@@ -100,42 +111,74 @@ static void c_glGetIntegerv(GLenum p, GLint *v)
 static void c_glGenQueries(GLsizei n, GLuint *ids)
 {
     calls[C_glGenQueries]++;
+    if (stubbed) {
+        for (GLsizei i = 0; i < n; i++)
+            ids[i] = stub_next_name++;
+        return;
+    }
     saved.glGenQueries(n, ids);
 }
 static void c_glDeleteQueries(GLsizei n, const GLuint *ids)
 {
     calls[C_glDeleteQueries]++;
+    if (stubbed)
+        return;
     saved.glDeleteQueries(n, ids);
 }
 static void c_glBeginQuery(GLenum t, GLuint id)
 {
     calls[C_glBeginQuery]++;
+    if (stubbed)
+        return;
     saved.glBeginQuery(t, id);
 }
 static void c_glEndQuery(GLenum t)
 {
     calls[C_glEndQuery]++;
+    if (stubbed)
+        return;
     saved.glEndQuery(t);
 }
 static void c_glGetQueryObjectui64v(GLuint id, GLenum p, GLuint64 *v)
 {
     calls[C_glGetQueryObjectui64v]++;
+    if (stubbed) {
+        *v = 1;
+        return;
+    }
     saved.glGetQueryObjectui64v(id, p, v);
 }
 static void c_glGetQueryObjectuiv(GLuint id, GLenum p, GLuint *v)
 {
     calls[C_glGetQueryObjectuiv]++;
+    if (stubbed) {
+        *v = 1;
+        return;
+    }
     saved.glGetQueryObjectuiv(id, p, v);
 }
 static void c_glGetQueryiv(GLenum t, GLenum p, GLint *v)
 {
     calls[C_glGetQueryiv]++;
+    if (stubbed) {
+        *v = 0;
+        return;
+    }
     saved.glGetQueryiv(t, p, v);
 }
 static void c_glQueryCounter(GLuint id, GLenum t)
 {
     calls[C_glQueryCounter]++;
+    if (stubbed)
+        return;
     saved.glQueryCounter(id, t);
+}
+static void c_glDrawArrays(GLenum mode, GLint first, GLsizei count)
+{
+    calls[C_glDrawArrays]++;
+    if (stubbed)
+        return;
+    saved.glDrawArrays(mode, first, count);
 }
 static void c_glFlush(void)
 {
@@ -562,6 +605,8 @@ static void run_path(const char *path)
                 run_variant((enum variant)v, 64, &o);
     iterations = saved_iterations;
     glt_error();
+    gl.glFinish();
+    stubbed = layer_only;
 
     if (calls_only) {
         run_calls();
@@ -618,6 +663,7 @@ static void run_path(const char *path)
                        m[bi][lay] / 1e3, m[bi][ref] / 1e3, m[bi][lay] / m[bi][ref]);
         }
     }
+    stubbed = 0;
     objects_free(&o);
     GLenum e = glt_error();
     if (e != GL_NO_ERROR)
@@ -633,6 +679,8 @@ int main(int argc, char **argv)
             counting = 1;
         else if (strcmp(argv[i], "--calls") == 0)
             calls_only = 1;
+        else if (strcmp(argv[i], "--layer-only") == 0)
+            layer_only = 1;
         else if (strncmp(argv[i], "--paths=", 8) == 0)
             paths = argv[i] + 8;
         else if (strncmp(argv[i], "--rounds=", 9) == 0)
@@ -641,7 +689,7 @@ int main(int argc, char **argv)
             iterations = atoi(argv[i] + 13);
         else {
             fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence] [--rounds=N] "
-                    "[--iterations=N]\n", argv[0]);
+                    "[--iterations=N] [--layer-only]\n", argv[0]);
             return 2;
         }
     }
@@ -649,14 +697,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "rounds 1..%d, iterations >= 64\n", MAX_ROUNDS);
         return 2;
     }
-    if (counting)
+    if (counting || layer_only)
         install_counters();
     EGLDisplay dpy;
     int setup = glt_open_display(&dpy);
     if (setup != 0)
         return setup;
     printf("bench-gl-patterns: %d iterations per pattern, %d rounds%s\n", iterations, rounds,
-           counting ? ", counting driver calls" : "");
+           counting ? ", counting driver calls"
+           : layer_only ? ", LAYER ONLY: the driver's query calls and the draw stubbed out" : "");
     char list[64];
     snprintf(list, sizeof list, "%s", paths);
     for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
