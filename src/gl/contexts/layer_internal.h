@@ -67,6 +67,12 @@ struct perfq_gl_ctx {
     /* services */
     struct perfq_gl_vq_state *vq;
     struct perfq_gl_timer_state *timer;
+    /* Live-object counts of this context's services for perfq_gl_layer_stats (issue 10: a
+     * process-wide atomic add per object was a locked instruction per query and per piece).
+     * Written only by the thread the context is current on (or the one finalising it), read by
+     * perfq_gl_context_stats under context_lock; what is left when the context is freed goes
+     * to the process-wide counts. */
+    atomic_ullong live_vqueries, live_links, live_timers;
     int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
     int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
                                              * split query the layer answered itself */
@@ -108,6 +114,13 @@ void perfq_gl_context_destroyed(void *handle);
 /* eglTerminate(display) succeeded. */
 void perfq_gl_display_terminated(void *display);
 void perfq_gl_context_stats(struct perfq_gl_layer_stats *out);
+
+/* One writer: a plain load and store, no locked instruction (see live_vqueries). */
+static inline void perfq_gl_ctx_count(atomic_ullong *n, long long delta)
+{
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) +
+                                 (unsigned long long)delta, memory_order_relaxed);
+}
 
 /* error.c: run a program's call and learn whether the driver accepted it (its error, if any,
  * stays pending for the program). */

@@ -37,8 +37,6 @@ void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out)
     perfq_gl_context_stats(out);
     perfq_gl_timer_stats(out);
     out->frontend_objects = perfq_gl_frontends_live_objects();
-    out->vqueries = atomic_load(&perfq_gl_vq_live_vqueries);
     out->segments = atomic_load(&perfq_gl_vq_live_segments);
     out->program_records = atomic_load(&perfq_gl_vq_live_records);
-    out->vquery_links = atomic_load(&perfq_gl_vq_links);
 }

@@ -21,9 +21,9 @@
 #include "perfq/angle_timer_query.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-static atomic_ullong live_timers;
 
 uint64_t perfq_gl_now_ns(void)
 {
@@ -34,15 +34,21 @@ uint64_t perfq_gl_now_ns(void)
 
 /* ---- timers ---- */
 
-static struct perfq_gl_timer *timer_new(struct perfq_gl_timer_state *s, int stamp)
+static struct perfq_gl_timer *timer_new(struct perfq_gl_ctx *c, struct perfq_gl_timer_state *s,
+                                        int stamp)
 {
-    struct perfq_gl_timer *t = calloc(1, sizeof *t);
-    if (!t)
+    struct perfq_gl_timer *t = s->free_timers;
+    if (t) {
+        s->free_timers = t->next_free;
+        s->n_free_timers--;
+        memset(t, 0, sizeof *t);
+    } else if (!(t = calloc(1, sizeof *t))) {
         return NULL;
+    }
     t->stamp = stamp;
     t->path = s->path;
     t->epoch = s->disjoint_epoch;
-    atomic_fetch_add(&live_timers, 1);
+    perfq_gl_ctx_count(&c->live_timers, 1);
     return t;
 }
 
@@ -57,7 +63,7 @@ static perfq_status_t timer_open(struct perfq_gl_ctx *c, int stamp,
         return PERFQ_ENOMEM;
     if (s->path == PERFQ_GL_TIMER_NONE)
         return PERFQ_ENOTSUP;
-    *t = timer_new(s, stamp);
+    *t = timer_new(c, s, stamp);
     return *t ? PERFQ_OK : PERFQ_ENOMEM;
 }
 
@@ -220,8 +226,14 @@ void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
             perfq_gl_fence_release(s, t->f1, gl_usable);
         pthread_mutex_unlock(&s->lock);
     }
+    perfq_gl_ctx_count(&c->live_timers, -1);
+    if (s && !c->finalized && s->n_free_timers < PERFQ_GL_TIMER_FREE_MAX) {
+        t->next_free = s->free_timers;
+        s->free_timers = t;
+        s->n_free_timers++;
+        return;
+    }
     free(t);
-    atomic_fetch_sub(&live_timers, 1);
 }
 
 void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
@@ -235,6 +247,11 @@ void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
+    while (s->free_timers) {
+        struct perfq_gl_timer *t = s->free_timers;
+        s->free_timers = t->next_free;
+        free(t);
+    }
     free(s);
     c->timer = NULL;
 }
@@ -242,6 +259,5 @@ void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
 void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
 void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out)
 {
-    out->timers = atomic_load(&live_timers);
     out->fences_pending = atomic_load(&perfq_gl_fences_pending);
 }

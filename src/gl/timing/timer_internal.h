@@ -57,7 +57,12 @@ struct perfq_gl_timer_state {
     struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
     int bind_failed;                    /* GLX: the helper could not make its context current */
     pthread_t thread;
+    /* Timers freed in this context, kept for its next ones (at most PERFQ_GL_TIMER_FREE_MAX;
+     * issue 10: no allocation per query). Used on the context's thread only. */
+    struct perfq_gl_timer *free_timers;
+    int n_free_timers;
 };
+#define PERFQ_GL_TIMER_FREE_MAX 1024
 
 struct perfq_gl_timer {
     int stamp;                          /* a QueryCounter-style point, not an interval */
@@ -70,6 +75,7 @@ struct perfq_gl_timer {
     struct fence_stamp *f0, *f1;        /* fence path */
     unsigned epoch;
     int disjoint;
+    struct perfq_gl_timer *next_free;
 };
 
 /* timer_fence.c */

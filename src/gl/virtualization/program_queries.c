@@ -135,7 +135,7 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
     if (err == GL_NO_ERROR) {
         call_end(target, index, e, ei);
         drop_record(c, id);
-        struct perfq_gl_vquery *rec = calloc(1, sizeof *rec);
+        struct perfq_gl_vquery *rec = perfq_gl_vq_alloc(c->vq);
         if (rec) {
             rec->program = 1;
             rec->active = 1;

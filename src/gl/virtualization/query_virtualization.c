@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments, perfq_gl_vq_live_records,
-    perfq_gl_vq_links;
+atomic_ullong perfq_gl_vq_live_segments, perfq_gl_vq_live_records;
 
 static const GLenum pipeline_targets[11] = {
     GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
@@ -262,6 +261,8 @@ static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq
     struct perfq_gl_segment *seg = sl->pool;
     if (seg) {
         sl->pool = seg->next;
+        if (!sl->pool)
+            sl->pool_tail = NULL;
         sl->pool_n--;
     } else {
         seg = calloc(1, sizeof *seg);
@@ -286,8 +287,12 @@ static void segment_free(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
                          struct perfq_gl_segment *seg, int gl_usable)
 {
     if (gl_usable) {
-        seg->next = sl->pool;
-        sl->pool = seg;
+        seg->next = NULL;
+        if (sl->pool_tail)
+            sl->pool_tail->next = seg;
+        else
+            sl->pool = seg;
+        sl->pool_tail = seg;
         sl->pool_n++;
         return;
     }
@@ -308,6 +313,8 @@ static void pool_trim(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
         while (n < 64 && sl->pool_n > PERFQ_GL_VQ_POOL_MAX) {
             struct perfq_gl_segment *seg = sl->pool;
             sl->pool = seg->next;
+            if (!sl->pool)
+                sl->pool_tail = NULL;
             sl->pool_n--;
             names[n++] = seg->name;
             perfq_gl_name_table_remove(&c->vq->internal, seg->name);
@@ -328,15 +335,20 @@ void perfq_gl_vq_slot_user(struct perfq_gl_ctx *c, int slot, int delta, int gl_u
 
 /* The mark at the queue's end (shared with whoever took it in the same rotation). Where nothing
  * is queued, every segment so far was read: its value is the running sum now. */
-static struct perfq_gl_segment *mark_take(struct perfq_gl_vq_slot *sl)
+static struct perfq_gl_segment *mark_take(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
 {
+    struct perfq_gl_vq_state *s = c->vq;
     struct perfq_gl_segment *m = sl->tail;
     if (m && m->mark) {
         m->refs++;
     } else {
-        m = calloc(1, sizeof *m);
-        if (!m)
+        if ((m = s->free_marks)) {
+            s->free_marks = m->next;
+            s->n_free_marks--;
+            memset(m, 0, sizeof *m);
+        } else if (!(m = calloc(1, sizeof *m))) {
             return NULL;
+        }
         m->mark = 1;
         m->refs = 1;
         m->serial = sl->serial;
@@ -345,7 +357,7 @@ static struct perfq_gl_segment *mark_take(struct perfq_gl_vq_slot *sl)
         else
             m->value = sl->sum;
     }
-    atomic_fetch_add(&perfq_gl_vq_links, 1);
+    perfq_gl_ctx_count(&c->live_links, 1);
     return m;
 }
 
@@ -367,12 +379,19 @@ static void mark_put(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
 {
     if (!m)
         return;
-    atomic_fetch_sub(&perfq_gl_vq_links, 1);
+    perfq_gl_ctx_count(&c->live_links, -1);
     if (--m->refs > 0)
         return;
     if (m->queued)
         queue_unlink(sl, m);
-    free(m);
+    struct perfq_gl_vq_state *s = c->vq;
+    if (!c->finalized && s->n_free_marks < PERFQ_GL_VQ_FREE_MAX) {
+        m->next = s->free_marks;
+        s->free_marks = m;
+        s->n_free_marks++;
+    } else {
+        free(m);
+    }
     queue_trim(c, sl, gl_usable);
 }
 
@@ -441,9 +460,9 @@ void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot, struct perfq_gl_vquery
         sl->cur = NULL;     /* stays queued until read or trimmed */
     }
     if (leaving)
-        leaving->end = mark_take(sl);
+        leaving->end = mark_take(c, sl);
     if (joining)
-        joining->start = mark_take(sl);
+        joining->start = mark_take(c, sl);
     if (!sl->active)
         return;
     struct perfq_gl_segment *seg = segment_get(c, sl);
@@ -515,7 +534,7 @@ void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
     struct perfq_gl_vq_slot *sl = &c->vq->slots[slot];
     if (!sl->prog_name || sl->prog_rec)
         return;
-    struct perfq_gl_vquery *rec = calloc(1, sizeof *rec);
+    struct perfq_gl_vquery *rec = perfq_gl_vq_alloc(c->vq);
     if (!rec)
         return;
     rec->program = 1;
@@ -530,7 +549,7 @@ void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
     perfq_gl_vq_end_driver(c, sl->prog_target, sl->index);
     sl->prog_maybe &= ~perfq_gl_vq_target_bit(sl->prog_target);
     sl->users++;
-    rec->start = mark_take(sl);
+    rec->start = mark_take(c, sl);
     struct perfq_gl_vquery *old = perfq_gl_name_table_remove(&c->vq->records, rec->name);
     if (old)
         perfq_gl_vq_release(c, old);
@@ -589,8 +608,26 @@ void perfq_gl_vq_release(struct perfq_gl_ctx *c, struct perfq_gl_vquery *q)
     if (q->program)
         atomic_fetch_sub(&perfq_gl_vq_live_records, 1);
     else
-        atomic_fetch_sub(&perfq_gl_vq_live_vqueries, 1);
-    free(q);
+        perfq_gl_ctx_count(&c->live_vqueries, -1);
+    struct perfq_gl_vq_state *s = c->vq;
+    if (!c->finalized && s->n_free_vqueries < PERFQ_GL_VQ_FREE_MAX) {
+        q->next_active = s->free_vqueries;
+        s->free_vqueries = q;
+        s->n_free_vqueries++;
+    } else {
+        free(q);
+    }
+}
+
+struct perfq_gl_vquery *perfq_gl_vq_alloc(struct perfq_gl_vq_state *s)
+{
+    struct perfq_gl_vquery *q = s->free_vqueries;
+    if (!q)
+        return calloc(1, sizeof *q);
+    s->free_vqueries = q->next_active;
+    s->n_free_vqueries--;
+    memset(q, 0, sizeof *q);
+    return q;
 }
 
 /* While the layer has nothing active on a slot it does not follow the program's queries there
@@ -636,14 +673,14 @@ perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *pub, GLenum target
     if (index != 0 && !(perfq_gl_vq(c) && c->vq->fn.begin_indexed))
         return PERFQ_ENOTSUP;
     struct perfq_gl_vq_state *s = perfq_gl_vq(c);
-    struct perfq_gl_vquery *q = s ? calloc(1, sizeof *q) : NULL;
+    struct perfq_gl_vquery *q = s ? perfq_gl_vq_alloc(s) : NULL;
     if (!q)
         return PERFQ_ENOMEM;
     q->target = target;
     q->index = index;
     q->slot = slot;
     q->active = 1;
-    atomic_fetch_add(&perfq_gl_vq_live_vqueries, 1);
+    perfq_gl_ctx_count(&c->live_vqueries, 1);
     struct perfq_gl_vq_slot *sl = &s->slots[slot];
     sl->users++;
     /* Where no program query can be active on the slot (prog_maybe clear), ending and beginning
@@ -766,7 +803,7 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
             q->next_active = q->prev_active = NULL;
         }
         sl->active = NULL;
-        sl->pool = NULL;
+        sl->pool = sl->pool_tail = NULL;
     }
     int usable = gl_usable;
     c->finalized = 1;   /* releases below must not pool */
@@ -786,6 +823,16 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
     void *args[2] = {c, &usable};
     perfq_gl_name_table_each(&s->internal, free_segment, args);
     perfq_gl_name_table_free(&s->internal);
+    while (s->free_marks) {
+        struct perfq_gl_segment *m = s->free_marks;
+        s->free_marks = m->next;
+        free(m);
+    }
+    while (s->free_vqueries) {
+        struct perfq_gl_vquery *q = s->free_vqueries;
+        s->free_vqueries = q->next_active;
+        free(q);
+    }
     c->finalized = 0;
     if (gl_usable)
         perfq_gl_error_guard_end(&c->pub);

@@ -68,7 +68,8 @@ struct perfq_gl_vq_slot {
     struct perfq_gl_segment *head, *tail;   /* the queue: unread segments and pending marks */
     GLuint64 sum;                   /* running sum of the segments read off the queue */
     uint64_t serial;                /* segments begun on this slot */
-    struct perfq_gl_segment *pool;
+    struct perfq_gl_segment *pool, *pool_tail;  /* taken from the head, returned at the tail:
+                                                 * the object read longest ago is reused first */
     int pool_n;
     int users;                      /* logical queries on the slot not freed yet (records too) */
     /* The program's targets on this slot whose driver query may be active now, one bit per
@@ -96,8 +97,16 @@ struct perfq_gl_query_fns {
     void (*obj_ui64v)(GLuint, GLenum, GLuint64 *);
 };
 
+/* Logical queries and marks freed in a context are kept for its next ones, up to this many of
+ * each (issue 10: with thousands of queries outstanding, the allocator's slow paths were the
+ * layer's largest cost per query; about 150 KiB per context at most). */
+#define PERFQ_GL_VQ_FREE_MAX 1024
+
 struct perfq_gl_vq_state {
     struct perfq_gl_vq_slot slots[PERFQ_GL_VQ_SLOTS];
+    struct perfq_gl_segment *free_marks;        /* linked by next */
+    struct perfq_gl_vquery *free_vqueries;      /* linked by next_active */
+    int n_free_marks, n_free_vqueries;
     struct perfq_gl_name_table records;     /* program name -> split program record */
     struct perfq_gl_name_table internal;    /* the layer's driver names -> segment */
     struct perfq_gl_query_fns fn;
@@ -125,11 +134,13 @@ void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot);
 perfq_status_t perfq_gl_vq_value(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q, int wait,
                                  GLuint64 *value);
 void perfq_gl_vq_release(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q);
+/* A zeroed logical query, from the context's free list or the heap (NULL: out of memory). */
+struct perfq_gl_vquery *perfq_gl_vq_alloc(struct perfq_gl_vq_state *s);
 void perfq_gl_vq_begin_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index, GLuint id);
 void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index);
 
-/* Live-object counts for perfq_gl_layer_stats. */
-extern atomic_ullong perfq_gl_vq_live_vqueries, perfq_gl_vq_live_segments,
-    perfq_gl_vq_live_records, perfq_gl_vq_links;
+/* Live-object counts for perfq_gl_layer_stats (logical queries and their links: per context,
+ * struct perfq_gl_ctx). */
+extern atomic_ullong perfq_gl_vq_live_segments, perfq_gl_vq_live_records;
 
 #endif
