@@ -5,7 +5,8 @@
  * (frames and OpenCL commands) and under `perfq stat --layers --per-draw` (every GL draw call
  * timed and counted too), in an order that rotates every round, and takes the wall time of
  * each; it prints the median over rounds of each variant's ratio to the bare run of the same
- * round. Wall time includes perfq's own start and report (what a user waits for).
+ * round. Wall time includes perfq's own start and report (what a user waits for). Each round's
+ * ratios are printed as it ends. The draw-heavy load: bench/gl/draw_heavy.c (bench-draw-heavy).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,10 @@ int main(int argc, char **argv)
         ratio_stat[r] = t[1] / t[0];
         ratio_layers[r] = t[2] / t[0];
         ratio_draws[r] = t[3] / t[0];
+        /* Each round as it ends: a run cut short (a time limit) still leaves its figures. */
+        printf("  round %d: bare %.3f s  stat %.3f  --layers %.3f  --per-draw %.3f\n", r + 1,
+               t[0], ratio_stat[r], ratio_layers[r], ratio_draws[r]);
+        fflush(stdout);
     }
     qsort(ratio_stat, (size_t)rounds, sizeof(double), cmp);
     qsort(ratio_layers, (size_t)rounds, sizeof(double), cmp);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,82 @@ static int run_perfq(const char *const *args, char **report)
         execv(perfq_path, (char *const *)argv);
         _exit(99);
     }
+    int status;
+    waitpid(pid, &status, 0);
+    FILE *f = fopen(rep_path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    *report = calloc(1, (size_t)size + 1);
+    assert_int_equal(fread(*report, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    close(rep);
+    unlink(rep_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* CPU time (user + system, in clock ticks) of a process, or -1 once it is gone. */
+static long cpu_ticks(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    /* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (long)(ut + st);
+}
+
+/* perfq stat -o FILE --json -- GL 1000000 (frames without end), and GL killed with SIGKILL once
+ * it has burnt `ticks` of CPU (frames are then rendered: the example makes its context and
+ * compiles its shaders in a fraction of that): returns perfq's exit status and the report. */
+static int run_perfq_kill_cmd(long ticks, char **report)
+{
+    char rep_path[] = "/tmp/perfq-prof-kill-XXXXXX";
+    int rep = mkstemp(rep_path);
+    assert_true(rep >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, 0);
+        execl(perfq_path, perfq_path, "stat", "--layers", "--json", "-o", rep_path, "--", gl_path,
+              "1000000", (char *)NULL);
+        _exit(99);
+    }
+    /* perfq's only child is CMD (/proc/PID/task/PID/children). */
+    pid_t cmd = 0;
+    char children[64];
+    snprintf(children, sizeof children, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    for (int i = 0; i < 6000 && cmd <= 0; i++) {
+        FILE *f = fopen(children, "r");
+        int c = 0;
+        if (f && fscanf(f, "%d", &c) == 1)
+            cmd = c;
+        if (f)
+            fclose(f);
+        if (cmd <= 0)
+            usleep(10000);
+    }
+    assert_true(cmd > 0);
+    /* Bounded: 10 minutes of waiting for the CPU time on a loaded machine. */
+    for (int i = 0; i < 60000; i++) {
+        long t = cpu_ticks(cmd);
+        if (t < 0 || t >= ticks)
+            break;
+        usleep(10000);
+    }
+    kill(cmd, SIGKILL);
     int status;
     waitpid(pid, &status, 0);
     FILE *f = fopen(rep_path, "r");
@@ -254,6 +331,27 @@ static void gl_per_draw_repeated(void **state)
     }
 }
 
+/* A program killed mid-run (SIGKILL: no exit handler of its own or of the layer runs) still
+ * gets its report: the frames it sent while it ran, its signal (perfq exits 128 + 9), and JSON
+ * that parses. */
+static void killed_mid_run_report(void **state)
+{
+    (void)state;
+    char *report;
+    long hz = sysconf(_SC_CLK_TCK);
+    int rc = run_perfq_kill_cmd(2 * hz, &report);
+    assert_int_equal(rc, 128 + 9);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "exit_status"), -1);   /* no exit: a signal */
+    assert_int_equal(get_int(j, "signal"), 9);
+    assert_true(get_int(j, "frames.count") > 0);
+    assert_int_equal(get_int(j, "frames.contexts"), 1);
+    assert_int_equal(get_int(j, "gl_memory.total_kib"), 17);
+    json_object_put(j);
+    free(report);
+}
+
 static void children_followed_and_status(void **state)
 {
     (void)state;
@@ -413,6 +511,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_per_draw_json_csv),
         cmocka_unit_test(gl_per_draw_repeated),
         cmocka_unit_test(children_followed_and_status),
+        cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_commands_json),
         cmocka_unit_test(csv_parses),
         cmocka_unit_test(gl_memory_tags_csv_table),
