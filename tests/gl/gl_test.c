@@ -1,5 +1,7 @@
+/* The one GL test harness (see gl_test.h). */
 #include "gl_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@ enum glt_kind glt_kind_from_args(int argc, char **argv)
             return GLT_CORE;
         if (strcmp(argv[i], "--gles") == 0)
             return GLT_GLES3;
+        if (strcmp(argv[i], "--compat") == 0)
+            return GLT_COMPAT;
     }
     return GLT_COMPAT;
 }
@@ -30,14 +34,25 @@ uint64_t glt_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void load(void)
+/* Returns the number of GLT_FUNCTIONS that are missing (each named on stderr). */
+static int load(void)
 {
     void *p;
+    int missing = 0;
 #define GLT_LOAD(type, name) \
     p = (void *)eglGetProcAddress(#name); \
     memcpy(&gl.name, &p, sizeof p);
-    GLT_FUNCTIONS(GLT_LOAD)
+#define GLT_REQUIRE(type, name) \
+    GLT_LOAD(type, name) \
+    if (!p) { \
+        fprintf(stderr, "eglGetProcAddress(\"%s\") is NULL\n", #name); \
+        missing++; \
+    }
+    GLT_FUNCTIONS(GLT_REQUIRE)
+    GLT_OPTIONAL_FUNCTIONS(GLT_LOAD)
+#undef GLT_REQUIRE
 #undef GLT_LOAD
+    return missing;
 }
 
 static int initialized(EGLDisplay dpy, int (*accept)(EGLDisplay, void *), void *arg)
@@ -81,20 +96,29 @@ EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *ar
     return EGL_NO_DISPLAY;
 }
 
+static pthread_mutex_t display_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int glt_open_display(EGLDisplay *out)
 {
     static EGLDisplay cached = EGL_NO_DISPLAY;
-    if (cached != EGL_NO_DISPLAY) {
-        *out = cached;
-        return 0;
+    static int missing;   /* functions eglGetProcAddress did not give */
+    pthread_mutex_lock(&display_lock);
+    if (cached == EGL_NO_DISPLAY) {
+        cached = glt_choose_display(NULL, NULL);
+        if (cached != EGL_NO_DISPLAY)
+            missing = load();
     }
-    EGLDisplay dpy = glt_choose_display(NULL, NULL);
+    EGLDisplay dpy = cached;
+    pthread_mutex_unlock(&display_lock);
     if (dpy == EGL_NO_DISPLAY) {
-        fprintf(stderr, "no EGL display: skipping\n");
+        fprintf(stderr, "no EGL display (no EGL device, no Mesa surfaceless platform, no default "
+                "display): skipping\n");
         return GLT_SKIP;
     }
-    load();
-    cached = dpy;
+    if (missing) {
+        fprintf(stderr, "FAIL: eglGetProcAddress gave NULL for %d GL functions\n", missing);
+        return 1;
+    }
     *out = dpy;
     return 0;
 }
@@ -114,8 +138,8 @@ static GLuint shader(GLenum type, const char *src)
     return s;
 }
 
-/* mode 0: quad from gl_VertexID 0..5 covering the viewport; mode 1: triangle k = id / 3 in a
- * grid cell of a 64x64 grid, not overlapping. */
+/* mode 0: quad from gl_VertexID 0..5 covering the viewport; mode 1: triangle k = id / 3 in its
+ * cell of a 36x36 grid (0.05 apart from -0.9, legs 0.04: none overlaps another). */
 static const char *vs_body =
     "uniform int mode;\n"
     "void main() {\n"
@@ -127,8 +151,8 @@ static const char *vs_body =
     "    gl_Position = vec4(p, 0.0, 1.0);\n"
     "  } else {\n"
     "    int k = id / 3, v = id % 3;\n"
-    "    vec2 cell = vec2(float(k % 64), float((k / 64) % 64)) / 32.0 - 1.0;\n"
-    "    vec2 off = v == 0 ? vec2(0.0) : v == 1 ? vec2(0.02, 0.0) : vec2(0.0, 0.02);\n"
+    "    vec2 cell = vec2(float(k % 36), float((k / 36) % 36)) * 0.05 - 0.9;\n"
+    "    vec2 off = v == 0 ? vec2(0.0) : v == 1 ? vec2(0.04, 0.0) : vec2(0.0, 0.04);\n"
     "    gl_Position = vec4(cell + off, 0.0, 1.0);\n"
     "  }\n"
     "}\n";
@@ -150,20 +174,19 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
     t->width = width;
     t->height = height;
     EGLint attrs[16], n = 0;
-    if (kind == GLT_GLES3) {
-        eglBindAPI(EGL_OPENGL_ES_API);
-        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
-        attrs[n++] = 3;
-    } else {
-        eglBindAPI(EGL_OPENGL_API);
-        attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
-        attrs[n++] = kind == GLT_CORE ? 4 : 3;
-        attrs[n++] = EGL_CONTEXT_MINOR_VERSION;
-        attrs[n++] = kind == GLT_CORE ? 5 : 0;
-        if (kind == GLT_CORE) {
-            attrs[n++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
-            attrs[n++] = EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
-        }
+    if (!eglBindAPI(kind == GLT_GLES3 ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
+        fprintf(stderr, "this EGL has no %s API: skipping\n",
+                kind == GLT_GLES3 ? "OpenGL ES" : "desktop OpenGL");
+        return GLT_SKIP;
+    }
+    attrs[n++] = EGL_CONTEXT_MAJOR_VERSION;
+    attrs[n++] = 3;
+    attrs[n++] = EGL_CONTEXT_MINOR_VERSION;
+    attrs[n++] = kind == GLT_GLES3 ? 0 : 3;
+    if (kind != GLT_GLES3) {
+        attrs[n++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
+        attrs[n++] = kind == GLT_CORE ? EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
+                                      : EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT;
     }
     attrs[n++] = EGL_NONE;
     EGLConfig config = EGL_NO_CONFIG_KHR;
@@ -172,12 +195,17 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
         EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
                            kind == GLT_GLES3 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
         EGLint nc = 0;
-        if (!eglChooseConfig(dpy, cattrs, &config, 1, &nc) || nc < 1)
+        if (!eglChooseConfig(dpy, cattrs, &config, 1, &nc) || nc < 1) {
+            fprintf(stderr, "the EGL display has no config for a %s context: skipping\n",
+                    glt_kind_name(kind));
             return GLT_SKIP;
+        }
     }
     t->ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
     if (t->ctx == EGL_NO_CONTEXT) {
-        fprintf(stderr, "no %s context: skipping\n", glt_kind_name(kind));
+        fprintf(stderr, "the EGL display gives no %s context (GL %s 3.%d): skipping\n",
+                glt_kind_name(kind), kind == GLT_GLES3 ? "ES" : kind == GLT_CORE ? "core" :
+                "compatibility", kind == GLT_GLES3 ? 0 : 3);
         return GLT_SKIP;
     }
     /* The layer wraps eglMakeCurrent and the GL calls below: a failure is a defect, not a
@@ -186,18 +214,30 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
         fprintf(stderr, "FAIL: eglMakeCurrent of a new %s context (0x%x)\n", glt_kind_name(kind),
                 eglGetError());
         eglDestroyContext(dpy, t->ctx);
+        t->ctx = EGL_NO_CONTEXT;
         return 1;
     }
+    const char *r = (const char *)gl.glGetString(GL_RENDERER);
+    snprintf(t->renderer, sizeof t->renderer, "%s", r ? r : "?");
     gl.glGenFramebuffers(1, &t->fbo);
     gl.glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
     gl.glGenRenderbuffers(1, &t->rb);
     gl.glBindRenderbuffer(GL_RENDERBUFFER, t->rb);
     gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
     gl.glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, t->rb);
+    if (gl.glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+        fprintf(stderr, "FAIL: the %s context's framebuffer is incomplete\n",
+                glt_kind_name(kind));
+        glt_destroy(t);
+        return 1;
+    }
     gl.glViewport(0, 0, width, height);
+    gl.glDisable(GL_DEPTH_TEST);
+    gl.glDisable(GL_CULL_FACE);
     char vs[2048], fs[2048];
-    const char *head = kind == GLT_GLES3 ? "#version 300 es\nprecision highp float;\n"
-                                         : "#version 330 core\n";
+    const char *head = kind == GLT_GLES3
+        ? "#version 300 es\nprecision highp float;\nprecision highp int;\n"
+        : "#version 330 core\n";
     snprintf(vs, sizeof vs, "%s%s", head, vs_body);
     snprintf(fs, sizeof fs, "%sout vec4 frag;\n%s", head, fs_body);
     GLuint v = shader(GL_VERTEX_SHADER, vs), f = shader(GL_FRAGMENT_SHADER, fs);
@@ -207,6 +247,8 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
     gl.glLinkProgram(t->prog);
     gl.glDeleteShader(v);
     gl.glDeleteShader(f);
+    GLint linked = 0;
+    gl.glGetProgramiv(t->prog, GL_LINK_STATUS, &linked);
     gl.glUseProgram(t->prog);
     t->u_mode = gl.glGetUniformLocation(t->prog, "mode");
     t->u_iters = gl.glGetUniformLocation(t->prog, "iters");
@@ -214,24 +256,38 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
     gl.glBindVertexArray(t->vao);
     gl.glFinish();
     GLenum err = gl.glGetError();
-    if (err != GL_NO_ERROR) {
-        fprintf(stderr, "FAIL: GL error 0x%x setting up the %s context\n", err,
-                glt_kind_name(kind));
+    if (err != GL_NO_ERROR || !linked) {
+        fprintf(stderr, "FAIL: %s setting up the %s context\n",
+                linked ? "a GL error" : "the program did not link", glt_kind_name(kind));
+        glt_destroy(t);
         return 1;
     }
     return 0;
+}
+
+int glt_make_current(struct glt *t)
+{
+    /* The bound API is per thread; a context made current on a new thread needs its own. */
+    eglBindAPI(t->kind == GLT_GLES3 ? EGL_OPENGL_ES_API : EGL_OPENGL_API);
+    return eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx) ? 0 : -1;
+}
+
+void glt_release(struct glt *t)
+{
+    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 }
 
 void glt_destroy(struct glt *t)
 {
     if (t->ctx == EGL_NO_CONTEXT)
         return;
-    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
-    gl.glDeleteVertexArrays(1, &t->vao);
-    gl.glDeleteProgram(t->prog);
-    gl.glDeleteRenderbuffers(1, &t->rb);
-    gl.glDeleteFramebuffers(1, &t->fbo);
-    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (glt_make_current(t) == 0) {
+        gl.glDeleteVertexArrays(1, &t->vao);
+        gl.glDeleteProgram(t->prog);
+        gl.glDeleteRenderbuffers(1, &t->rb);
+        gl.glDeleteFramebuffers(1, &t->fbo);
+    }
+    glt_release(t);
     eglDestroyContext(t->dpy, t->ctx);
     t->ctx = EGL_NO_CONTEXT;
 }
@@ -271,4 +327,62 @@ int glt_has_extension(const char *name)
             return 1;
     }
     return 0;
+}
+
+int glt_has_pipeline_statistics(void)
+{
+    const char *version = (const char *)gl.glGetString(GL_VERSION);
+    GLint major = 0, minor = 0;
+    gl.glGetIntegerv(GL_MAJOR_VERSION, &major);
+    gl.glGetIntegerv(GL_MINOR_VERSION, &minor);
+    int desktop = version && strncmp(version, "OpenGL ES", 9) != 0;
+    return (desktop && major * 10 + minor >= 46) ||
+           glt_has_extension("GL_ARB_pipeline_statistics_query");
+}
+
+GLuint glt_intel_query_id(const char *name)
+{
+    GLuint id = 0;
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)name, &id);
+    glt_error();
+    return id;
+}
+
+int glt_intel_counter_index(GLuint query_id, const char *name)
+{
+    GLuint n = 0;
+    gl.glGetPerfQueryInfoINTEL(query_id, 0, NULL, NULL, &n, NULL, NULL);
+    for (GLuint c = 1; c <= n; c++) {
+        char buf[256] = "";
+        gl.glGetPerfCounterInfoINTEL(query_id, c, sizeof buf, buf, 0, NULL, NULL, NULL, NULL,
+                                     NULL, NULL);
+        if (strcmp(buf, name) == 0)
+            return (int)c - 1;
+    }
+    return -1;
+}
+
+uint64_t glt_intel_counter_u64(GLuint query_id, const char *name, const void *data)
+{
+    int i = glt_intel_counter_index(query_id, name);
+    if (i < 0)
+        return UINT64_MAX;
+    GLuint offset = 0, size = 0;
+    gl.glGetPerfCounterInfoINTEL(query_id, (GLuint)i + 1, 0, NULL, 0, NULL, &offset, &size, NULL,
+                                 NULL, NULL);
+    if (size == 4) {
+        uint32_t v;
+        memcpy(&v, (const char *)data + offset, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, (const char *)data + offset, 8);
+    return v;
+}
+
+GLuint glt_intel_result_wait(GLuint handle, void *data, GLuint size)
+{
+    GLuint written = 0;
+    gl.glGetPerfQueryDataINTEL(handle, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
+    return written;
 }

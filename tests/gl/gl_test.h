@@ -1,9 +1,24 @@
 /*
- * Helpers for the GL layer tests: a headless EGL context (surfaceless Mesa platform, else the
- * first EGL device through EGL_EXT_platform_device, else the default display) of one of three
- * kinds (desktop compatibility, desktop core, GLES 3), an offscreen framebuffer, known work, and
- * every GL function fetched through eglGetProcAddress as an unmodified program would, so that the
- * layer's entry points are what runs.
+ * The one harness of every GL test (tests/gl, tests/gl/intel, the stress, soak and fuzz suites,
+ * bench/gl): an EGL display chosen in one order, a headless context of one of three kinds, an
+ * offscreen framebuffer, known work, and every GL function fetched through eglGetProcAddress as
+ * an unmodified program would, so that the layer's entry points are what runs.
+ *
+ * Use:
+ *     enum glt_kind kind = glt_kind_from_args(argc, argv);   // --core, --gles, else compat
+ *     EGLDisplay dpy;
+ *     struct glt t;
+ *     int rc = glt_open_display(&dpy);
+ *     if (rc == 0)
+ *         rc = glt_create(&t, dpy, kind, 64, 64);             // current on this thread
+ *     if (rc != 0)
+ *         return rc;                                          // GLT_SKIP (77) or a failure
+ *     gl.glBeginQuery(...); glt_draw_triangles(&t, 10); ...    // `gl`: the one function table
+ *     glt_destroy(&t);
+ *
+ * Skips: GLT_SKIP only where the machine lacks the piece (no EGL display, no context of the
+ * kind), and the message names it. A wrapped EGL call that fails (eglMakeCurrent) or a GL
+ * error while building the framebuffer and program is the layer broken: a failure (1).
  */
 #ifndef PERFQ_TESTS_GL_TEST_H
 #define PERFQ_TESTS_GL_TEST_H
@@ -16,12 +31,14 @@
 
 #include "perfq/angle_timer_query.h"
 
+/* The exit status meson reads as "skipped". */
 #define GLT_SKIP 77
 
 typedef void (*t_voidfn)(void);
 typedef const GLubyte *(*t_getstring)(GLenum);
 typedef GLenum (*t_geterror)(void);
 typedef void (*t_getintegerv)(GLenum, GLint *);
+typedef void (*t_getbooleanv)(GLenum, GLboolean *);
 typedef void (*t_enum)(GLenum);
 typedef void (*t_clearcolor)(GLfloat, GLfloat, GLfloat, GLfloat);
 typedef void (*t_viewport)(GLint, GLint, GLsizei, GLsizei);
@@ -29,14 +46,18 @@ typedef void (*t_drawarrays)(GLenum, GLint, GLsizei);
 typedef void (*t_clear)(GLbitfield);
 typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
 
+/* Functions every context kind has (desktop GL 3.3 core and compatibility, GLES 3.0):
+ * glt_open_display fails where eglGetProcAddress gives NULL for one. */
 #define GLT_FUNCTIONS(X) \
     X(t_geterror, glGetError) \
     X(t_getstring, glGetString) \
     X(PFNGLGETSTRINGIPROC, glGetStringi) \
     X(t_getintegerv, glGetIntegerv) \
     X(PFNGLGETINTEGER64VPROC, glGetInteger64v) \
+    X(t_getbooleanv, glGetBooleanv) \
     X(t_voidfn, glFinish) \
     X(t_voidfn, glFlush) \
+    X(t_enum, glDisable) \
     X(t_clear, glClear) \
     X(t_clearcolor, glClearColor) \
     X(t_viewport, glViewport) \
@@ -44,6 +65,7 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
     X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers) \
+    X(PFNGLCHECKFRAMEBUFFERSTATUSPROC, glCheckFramebufferStatus) \
     X(PFNGLGENRENDERBUFFERSPROC, glGenRenderbuffers) \
     X(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
     X(PFNGLDELETERENDERBUFFERSPROC, glDeleteRenderbuffers) \
@@ -69,16 +91,24 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(PFNGLGENBUFFERSPROC, glGenBuffers) \
     X(PFNGLBINDBUFFERPROC, glBindBuffer) \
     X(PFNGLBUFFERDATAPROC, glBufferData) \
-    X(PFNGLGETBUFFERSUBDATAPROC, glGetBufferSubData) \
     X(PFNGLDELETEBUFFERSPROC, glDeleteBuffers) \
+    X(PFNGLVERTEXATTRIBPOINTERPROC, glVertexAttribPointer) \
+    X(PFNGLENABLEVERTEXATTRIBARRAYPROC, glEnableVertexAttribArray) \
     X(PFNGLGENQUERIESPROC, glGenQueries) \
     X(PFNGLDELETEQUERIESPROC, glDeleteQueries) \
     X(PFNGLISQUERYPROC, glIsQuery) \
     X(PFNGLBEGINQUERYPROC, glBeginQuery) \
     X(PFNGLENDQUERYPROC, glEndQuery) \
     X(PFNGLGETQUERYIVPROC, glGetQueryiv) \
-    X(PFNGLGETQUERYOBJECTUIVPROC, glGetQueryObjectuiv) \
+    X(PFNGLGETQUERYOBJECTUIVPROC, glGetQueryObjectuiv)
+
+/* Functions of one kind or one extension (the desktop-only ones, EXT_disjoint_timer_query's,
+ * the layer's extensions): NULL where eglGetProcAddress has none; a test checks before use
+ * where the kind may lack them. */
+#define GLT_OPTIONAL_FUNCTIONS(X) \
+    X(PFNGLGETBUFFERSUBDATAPROC, glGetBufferSubData) \
     X(t_getqueryobjectui64v, glGetQueryObjectui64v) \
+    X(PFNGLGETQUERYOBJECTUI64VEXTPROC, glGetQueryObjectui64vEXT) \
     X(PFNGLQUERYCOUNTERPROC, glQueryCounter) \
     X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
     X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
@@ -92,17 +122,31 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(PFNGLGETQUERYOBJECTIVANGLEPROC, glGetQueryObjectivANGLE) \
     X(PFNGLGETQUERYOBJECTUIVANGLEPROC, glGetQueryObjectuivANGLE) \
     X(PFNGLGETQUERYOBJECTI64VANGLEPROC, glGetQueryObjecti64vANGLE) \
-    X(PFNGLGETQUERYOBJECTUI64VANGLEPROC, glGetQueryObjectui64vANGLE)
+    X(PFNGLGETQUERYOBJECTUI64VANGLEPROC, glGetQueryObjectui64vANGLE) \
+    X(PFNGLGETFIRSTPERFQUERYIDINTELPROC, glGetFirstPerfQueryIdINTEL) \
+    X(PFNGLGETNEXTPERFQUERYIDINTELPROC, glGetNextPerfQueryIdINTEL) \
+    X(PFNGLGETPERFQUERYIDBYNAMEINTELPROC, glGetPerfQueryIdByNameINTEL) \
+    X(PFNGLGETPERFQUERYINFOINTELPROC, glGetPerfQueryInfoINTEL) \
+    X(PFNGLGETPERFCOUNTERINFOINTELPROC, glGetPerfCounterInfoINTEL) \
+    X(PFNGLCREATEPERFQUERYINTELPROC, glCreatePerfQueryINTEL) \
+    X(PFNGLDELETEPERFQUERYINTELPROC, glDeletePerfQueryINTEL) \
+    X(PFNGLBEGINPERFQUERYINTELPROC, glBeginPerfQueryINTEL) \
+    X(PFNGLENDPERFQUERYINTELPROC, glEndPerfQueryINTEL) \
+    X(PFNGLGETPERFQUERYDATAINTELPROC, glGetPerfQueryDataINTEL)
 
 struct glt_fns {
 #define GLT_MEMBER(type, name) type name;
     GLT_FUNCTIONS(GLT_MEMBER)
+    GLT_OPTIONAL_FUNCTIONS(GLT_MEMBER)
 #undef GLT_MEMBER
 };
 
-/* Loaded once by glt_open_display(); valid for any context (glvnd dispatch). */
+/* Loaded once by glt_open_display(); valid in any context and on any thread (the entry points
+ * eglGetProcAddress gives dispatch on the current context). */
 extern struct glt_fns gl;
 
+/* Desktop GL 3.3 compatibility profile, desktop GL 3.3 core profile, OpenGL ES 3.0 (at least:
+ * drivers give the highest version of the kind). */
 enum glt_kind { GLT_COMPAT = 0, GLT_CORE = 1, GLT_GLES3 = 2 };
 
 struct glt {
@@ -111,32 +155,61 @@ struct glt {
     enum glt_kind kind;
     int width, height;
     GLuint fbo, rb, vao, prog;
-    GLint u_mode, u_iters, u_count;
+    GLint u_mode, u_iters;
+    char renderer[128];          /* GL_RENDERER */
 };
 
-/* The kind named by argv ("--core", "--gles"; default compatibility). */
+/* The kind named by argv ("--core", "--gles", "--compat"; default compatibility). */
 enum glt_kind glt_kind_from_args(int argc, char **argv);
+/* "compat", "core" or "gles3". */
 const char *glt_kind_name(enum glt_kind kind);
 
-/* The one order every GL test (this harness and tests/gl/intel's) picks its EGL display in: each
- * EGL device (EGL_EXT_platform_device: the GPUs, and Mesa's software device), then Mesa's
- * surfaceless platform, then the default display; GLT_PLATFORM=device or =surfaceless keeps
- * only that kind. Returns the first display that initialises and that accept(dpy, arg) takes
- * (NULL: any), or EGL_NO_DISPLAY. In gl_display.h too, for harnesses that include only that. */
+/* The one order every GL test picks its EGL display in: each EGL device
+ * (EGL_EXT_platform_device: the GPUs, and Mesa's software device), then Mesa's surfaceless
+ * platform, then the default display; GLT_PLATFORM=device or =surfaceless keeps only that kind.
+ * Returns the first display that initialises and that accept(dpy, arg) takes (NULL: any), or
+ * EGL_NO_DISPLAY. */
 EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *arg);
-/* 0, or GLT_SKIP when this machine has no EGL display. */
+/* The process's display: the first in that order that initialises (chosen once, thread safe),
+ * and the function table loaded. 0; GLT_SKIP where this machine has no EGL display; 1 where a
+ * function every kind has is missing. */
 int glt_open_display(EGLDisplay *out);
-/* Creates a context (sharing nothing), makes it current, builds the framebuffer and program. */
+/* Creates a context of the kind on dpy (sharing nothing), makes it current on this thread and
+ * builds the framebuffer (width x height, RGBA8), the program and a vertex array. 0; GLT_SKIP
+ * where the display gives no context of the kind; 1 on a failure (eglMakeCurrent refused, a GL
+ * error during the setup). */
 int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height);
+/* Makes t current on this thread (for a context released on another): 0, or -1 if refused. */
+int glt_make_current(struct glt *t);
+/* Makes no context current on this thread. */
+void glt_release(struct glt *t);
+/* Deletes the objects (making t current here) and destroys the context; releases this thread. */
 void glt_destroy(struct glt *t);
 
-/* n full-viewport quads (2 triangles each); iters > 0 makes each fragment do that much work. */
+/* Known work. n full-viewport quads (2 triangles each, one draw each); iters > 0 makes each
+ * fragment loop that many times (a dependent chain the compiler cannot drop). */
 void glt_draw_quads(struct glt *t, int n, int iters);
-/* n small triangles (3n vertices) that do not overlap each other, inside the viewport. */
+/* n small triangles in one draw (3n vertices, no vertex buffer: gl_VertexID), each in its cell
+ * of a 36 x 36 grid, so none overlaps another (below 1296), all inside the viewport. */
 void glt_draw_triangles(struct glt *t, int n);
 /* Drains the GL error flag; returns the first error. */
 GLenum glt_error(void);
+/* 1 if the current context lists name in glGetStringi(GL_EXTENSIONS). */
 int glt_has_extension(const char *name);
+/* 1 if the current context has pipeline statistics queries (desktop GL 4.6, or
+ * GL_ARB_pipeline_statistics_query): where it has none, a test of them asserts this is 0 before
+ * it skips, so that a skip never hides the layer's failure to offer them. */
+int glt_has_pipeline_statistics(void);
+/* CLOCK_MONOTONIC, ns. */
 uint64_t glt_now_ns(void);
+
+/* GL_INTEL_performance_query helpers (current context): the query id of a type by name (0 if
+ * absent, the error it raised drained); the 0-based index of a counter by name in a type, -1 if
+ * absent; one UINT32/UINT64 counter of a result read at the offset GetPerfCounterInfo gives
+ * (UINT64_MAX if absent); the result with GL_PERFQUERY_WAIT_INTEL, returning bytesWritten. */
+GLuint glt_intel_query_id(const char *name);
+int glt_intel_counter_index(GLuint query_id, const char *name);
+uint64_t glt_intel_counter_u64(GLuint query_id, const char *name, const void *data);
+GLuint glt_intel_result_wait(GLuint handle, void *data, GLuint size);
 
 #endif

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "gl/gl_layer.h"
-#include "intel_test.h"
+#include "../gl_test.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define PERFQ_TEST_UNDER_TSAN 1
@@ -33,8 +33,7 @@
 
 #define CYCLES 3000
 
-static struct gltest T;
-#define GL (T.gl)
+static struct glt T;
 
 static int count_fds(void)
 {
@@ -51,7 +50,7 @@ static int count_fds(void)
 /* Lets the layer's fence helper catch up (its stamps hold memory until they are taken). */
 static void settle(void)
 {
-    GL.glFinish();
+    gl.glFinish();
     for (int i = 0; i < 2000; i++) {
         struct perfq_gl_layer_stats st;
         perfq_gl_layer_stats(&st);
@@ -65,40 +64,40 @@ static void settle(void)
 static void cycles(GLuint id, int n, GLuint *max_handle, int draw)
 {
     GLuint size = 0;
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
     uint8_t *data = malloc(size);
     for (int i = 0; i < n; i++) {
         GLuint h = 0, written = 0;
-        GL.glCreatePerfQueryINTEL(id, &h);
-        GL.glBeginPerfQueryINTEL(h);
+        gl.glCreatePerfQueryINTEL(id, &h);
+        gl.glBeginPerfQueryINTEL(h);
         if (draw)
-            gltest_draw_triangles(&T, 1, 0);
-        GL.glEndPerfQueryINTEL(h);
+            glt_draw_triangles(&T, 1);
+        gl.glEndPerfQueryINTEL(h);
         /* Alternate the ways of getting the result, and sometimes delete while pending. */
         if (i % 3 == 0)
-            GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data,
+            gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data,
                                        &written);
         else if (i % 3 == 1)
-            GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_FLUSH_INTEL, (GLsizei)size, data,
+            gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_FLUSH_INTEL, (GLsizei)size, data,
                                        &written);
-        GL.glDeletePerfQueryINTEL(h);
+        gl.glDeletePerfQueryINTEL(h);
         if (h > *max_handle)
             *max_handle = h;
         /* Types with CPU-timeline results never make the driver flush: bound its queue of
          * draws, which is the driver's memory, not perfq's. */
         if (i % 100 == 99)
-            GL.glFinish();
+            gl.glFinish();
     }
     free(data);
-    GL.glFinish();
+    gl.glFinish();
 }
 
 static void test_cycles_no_growth(void **state)
 {
     (void)state;
     GLuint n = 0, id = 0;
-    GL.glGetFirstPerfQueryIdINTEL(&id);
-    for (GLuint q = id; q; GL.glGetNextPerfQueryIdINTEL(q, &q))
+    gl.glGetFirstPerfQueryIdINTEL(&id);
+    for (GLuint q = id; q; gl.glGetNextPerfQueryIdINTEL(q, &q))
         n++;
     /* Warm up every type (lazy pools, first-use allocations), then measure. */
     GLuint max_handle = 0;
@@ -110,7 +109,7 @@ static void test_cycles_no_growth(void **state)
     for (GLuint q = 1; q <= n; q++)
         cycles(q, CYCLES / (int)n + 1, &max_handle, 1);
     perfq_gl_layer_stats(&after);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     /* The heap, over cycles without draws: the driver's own memory for rendering (llvmpipe's
      * scenes grow when its threads lag) is not perfq's, and would hide nothing but noise. */
     settle();
@@ -146,40 +145,40 @@ static void test_cycles_no_growth(void **state)
 static void test_many_instances_then_none(void **state)
 {
     (void)state;
-    GLuint id = gltest_query_id(&T, "Pipeline Statistics");
+    GLuint id = glt_intel_query_id("Pipeline Statistics");
     if (!id)
-        id = gltest_query_id(&T, "GPU Time");
+        id = glt_intel_query_id("GPU Time");
     if (!id)
-        id = gltest_query_id(&T, "Host CPU");
+        id = glt_intel_query_id("Host CPU");
     enum { N = 1000 };
     static GLuint h[N];
     struct perfq_gl_layer_stats before, after;
     perfq_gl_layer_stats(&before);
     for (int i = 0; i < N; i++) {
-        GL.glCreatePerfQueryINTEL(id, &h[i]);
-        GL.glBeginPerfQueryINTEL(h[i]);
-        gltest_draw_triangles(&T, 1, 0);
-        GL.glEndPerfQueryINTEL(h[i]);
+        gl.glCreatePerfQueryINTEL(id, &h[i]);
+        gl.glBeginPerfQueryINTEL(h[i]);
+        glt_draw_triangles(&T, 1);
+        gl.glEndPerfQueryINTEL(h[i]);
     }
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     GLuint size = 0, written = 0;
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
     uint8_t *data = malloc(size);
     for (int i = 0; i < N; i++) {
-        GL.glGetPerfQueryDataINTEL(h[i], GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
+        gl.glGetPerfQueryDataINTEL(h[i], GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
         assert_int_equal(written, size);
     }
     for (int i = 0; i < N; i++)
-        GL.glDeletePerfQueryINTEL(h[i]);
+        gl.glDeletePerfQueryINTEL(h[i]);
     free(data);
     perfq_gl_layer_stats(&after);
     assert_int_equal(after.vqueries, before.vqueries);
     assert_int_equal(after.timers, before.timers);
     GLuint again = 0;
-    GL.glCreatePerfQueryINTEL(id, &again);
+    gl.glCreatePerfQueryINTEL(id, &again);
     assert_int_equal(again, 1);
-    GL.glDeletePerfQueryINTEL(again);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    gl.glDeletePerfQueryINTEL(again);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
 }
 
 /* The spec's example 3 creates 1000 instances at once. "Host CPU" instances share their context's
@@ -187,34 +186,34 @@ static void test_many_instances_then_none(void **state)
 static void test_thousand_host_instances(void **state)
 {
     (void)state;
-    GLuint id = gltest_query_id(&T, "Host CPU"), keep = 0;
+    GLuint id = glt_intel_query_id("Host CPU"), keep = 0;
     enum { N = 1000 };
     static GLuint h[N];
     /* The first instance opens the shared counters. */
-    GL.glCreatePerfQueryINTEL(id, &keep);
+    gl.glCreatePerfQueryINTEL(id, &keep);
     int fds = count_fds();
     GLuint size = 0, written = 0;
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
     uint8_t *data = malloc(size);
     for (int i = 0; i < N; i++) {
-        GL.glCreatePerfQueryINTEL(id, &h[i]);
-        GL.glBeginPerfQueryINTEL(h[i]);
+        gl.glCreatePerfQueryINTEL(id, &h[i]);
+        gl.glBeginPerfQueryINTEL(h[i]);
     }
     for (int i = 0; i < N; i++)
-        GL.glEndPerfQueryINTEL(h[i]);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+        gl.glEndPerfQueryINTEL(h[i]);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     assert_int_equal(count_fds(), fds);
     for (int i = 0; i < N; i++) {
-        GL.glGetPerfQueryDataINTEL(h[i], GL_PERFQUERY_DONOT_FLUSH_INTEL, (GLsizei)size, data,
+        gl.glGetPerfQueryDataINTEL(h[i], GL_PERFQUERY_DONOT_FLUSH_INTEL, (GLsizei)size, data,
                                    &written);
         assert_int_equal(written, size);   /* CPU timeline: ready at End */
         /* Every instance spans the moment between the last Begin and the first End. */
-        assert_true(gltest_counter_u64(&T, id, "Wall Time", data) > 0);
-        GL.glDeletePerfQueryINTEL(h[i]);
+        assert_true(glt_intel_counter_u64(id, "Wall Time", data) > 0);
+        gl.glDeletePerfQueryINTEL(h[i]);
     }
-    GL.glDeletePerfQueryINTEL(keep);
+    gl.glDeletePerfQueryINTEL(keep);
     free(data);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
 }
 
 /* Contexts destroyed with instances of every type alive, active, ended and pending: once while
@@ -224,36 +223,35 @@ static void teardown_context(int current_at_destroy)
 {
     struct perfq_gl_layer_stats before, after;
     perfq_gl_layer_stats(&before);
-    struct gltest c;
-    assert_int_equal(gltest_create(&c, T.gles ? GLTEST_GLES : T.compat ? GLTEST_COMPAT
-                                                                       : GLTEST_CORE, 16, 16), 0);
-    assert_int_equal(gltest_make_current(&c), 0);
+    struct glt c;
+    assert_int_equal(glt_create(&c, T.dpy, T.kind, 16, 16), 0);
+    assert_int_equal(glt_make_current(&c), 0);
     GLuint n = 0, first = 0;
-    c.gl.glGetFirstPerfQueryIdINTEL(&first);
-    for (GLuint q = first; q; c.gl.glGetNextPerfQueryIdINTEL(q, &q))
+    gl.glGetFirstPerfQueryIdINTEL(&first);
+    for (GLuint q = first; q; gl.glGetNextPerfQueryIdINTEL(q, &q))
         n++;
     for (GLuint q = 1; q <= n; q++) {
         GLuint active = 0, ended = 0, idle = 0;
-        c.gl.glCreatePerfQueryINTEL(q, &active);
-        c.gl.glCreatePerfQueryINTEL(q, &ended);
-        c.gl.glCreatePerfQueryINTEL(q, &idle);
-        c.gl.glBeginPerfQueryINTEL(ended);
-        c.gl.glBeginPerfQueryINTEL(active);
-        gltest_draw_triangles(&c, 3, 0);
-        c.gl.glEndPerfQueryINTEL(ended);
+        gl.glCreatePerfQueryINTEL(q, &active);
+        gl.glCreatePerfQueryINTEL(q, &ended);
+        gl.glCreatePerfQueryINTEL(q, &idle);
+        gl.glBeginPerfQueryINTEL(ended);
+        gl.glBeginPerfQueryINTEL(active);
+        glt_draw_triangles(&c, 3);
+        gl.glEndPerfQueryINTEL(ended);
     }
-    assert_int_equal(c.gl.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     if (!current_at_destroy)
-        gltest_release(&c);
+        glt_release(&c);
     if (current_at_destroy) {
         /* eglDestroyContext of the current context: destroyed when released. */
         eglDestroyContext(c.dpy, c.ctx);
-        gltest_release(&c);
+        glt_release(&c);
     } else {
         eglDestroyContext(c.dpy, c.ctx);
     }
     c.ctx = EGL_NO_CONTEXT;
-    assert_int_equal(gltest_make_current(&T), 0);
+    assert_int_equal(glt_make_current(&T), 0);
     perfq_gl_layer_stats(&after);
     assert_int_equal(after.vqueries, before.vqueries);
     assert_int_equal(after.timers, before.timers);
@@ -274,14 +272,13 @@ static void test_destroy_context_not_current(void **state)
 
 int main(int argc, char **argv)
 {
-    int r = gltest_create(&T, gltest_want_gles(argc, argv), 32, 32);
+    EGLDisplay dpy;
+    int r = glt_open_display(&dpy);
+    if (r == 0)
+        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 32, 32);
     if (r != 0)
         return r;
-    if (gltest_make_current(&T) != 0) {
-        fprintf(stderr, "could not set up the GL context\n");
-        return 1;
-    }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cycles_no_growth),
         cmocka_unit_test(test_many_instances_then_none),
@@ -289,8 +286,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_destroy_context_current),
         cmocka_unit_test(test_destroy_context_not_current),
     };
-    int failed = cmocka_run_group_tests_name(T.gles ? "intel-cycles-gles" : "intel-cycles",
+    int failed = cmocka_run_group_tests_name(T.kind == GLT_GLES3 ? "intel-cycles-gles" : "intel-cycles",
                                              tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return failed;
 }

@@ -15,12 +15,11 @@
 
 #include <cmocka.h>
 
-#include "intel_test.h"
+#include "../gl_test.h"
 
 #define GUARD 64
 
-static struct gltest T;
-#define GL (T.gl)
+static struct glt T;
 
 /* The bytes written for dataSize `size`: the end of the last counter that fits whole. */
 static GLuint expected_written(GLuint id, GLuint count, GLuint full, GLuint size)
@@ -30,7 +29,7 @@ static GLuint expected_written(GLuint id, GLuint count, GLuint full, GLuint size
     GLuint end = 0;
     for (GLuint c = 1; c <= count; c++) {
         GLuint off = 0, csize = 0;
-        GL.glGetPerfCounterInfoINTEL(id, c, 0, NULL, 0, NULL, &off, &csize, NULL, NULL, NULL);
+        gl.glGetPerfCounterInfoINTEL(id, c, 0, NULL, 0, NULL, &off, &csize, NULL, NULL, NULL);
         if (off + csize > size)
             break;
         end = off + csize;
@@ -42,19 +41,19 @@ static void test_small_data_size(void **state)
 {
     (void)state;
     GLuint n = 0, first = 0;
-    GL.glGetFirstPerfQueryIdINTEL(&first);
-    for (GLuint q = first; q; GL.glGetNextPerfQueryIdINTEL(q, &q))
+    gl.glGetFirstPerfQueryIdINTEL(&first);
+    for (GLuint q = first; q; gl.glGetNextPerfQueryIdINTEL(q, &q))
         n++;
     for (GLuint id = 1; id <= n; id++) {
         GLuint full = 0, count = 0, h = 0;
-        GL.glGetPerfQueryInfoINTEL(id, 0, NULL, &full, &count, NULL, NULL);
-        GL.glCreatePerfQueryINTEL(id, &h);
-        GL.glBeginPerfQueryINTEL(h);
-        gltest_draw_triangles(&T, 3, 0);
-        GL.glEndPerfQueryINTEL(h);
+        gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &full, &count, NULL, NULL);
+        gl.glCreatePerfQueryINTEL(id, &h);
+        gl.glBeginPerfQueryINTEL(h);
+        glt_draw_triangles(&T, 3);
+        gl.glEndPerfQueryINTEL(h);
         uint8_t *reference = malloc(full);
         GLuint written = 0;
-        GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)full, reference,
+        gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)full, reference,
                                    &written);
         assert_int_equal(written, full);
         uint8_t *guarded = malloc(full + 16 + GUARD);
@@ -62,9 +61,9 @@ static void test_small_data_size(void **state)
             /* Guard region. */
             memset(guarded, 0xa5, full + 16 + GUARD);
             written = 1234;
-            GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, guarded,
+            gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, guarded,
                                        &written);
-            assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+            assert_int_equal(gl.glGetError(), GL_NO_ERROR);
             assert_true(written <= size);
             assert_int_equal(written, expected_written(id, count, full, size));
             assert_memory_equal(guarded, reference, written);
@@ -72,31 +71,30 @@ static void test_small_data_size(void **state)
                 assert_int_equal(guarded[b], 0xa5);
             /* Exact-size heap buffer (ASan: a write past it aborts the test). */
             uint8_t *exact = malloc(size ? size : 1);
-            GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, exact,
+            gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, exact,
                                        &written);
             assert_int_equal(written, expected_written(id, count, full, size));
             free(exact);
         }
         free(guarded);
         free(reference);
-        GL.glDeletePerfQueryINTEL(h);
+        gl.glDeletePerfQueryINTEL(h);
     }
 }
 
 int main(int argc, char **argv)
 {
-    int r = gltest_create(&T, gltest_want_gles(argc, argv), 32, 32);
+    EGLDisplay dpy;
+    int r = glt_open_display(&dpy);
+    if (r == 0)
+        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 32, 32);
     if (r != 0)
         return r;
-    if (gltest_make_current(&T) != 0) {
-        fprintf(stderr, "could not set up the GL context\n");
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_data_size),
     };
-    int failed = cmocka_run_group_tests_name(T.gles ? "intel-datasize-gles" : "intel-datasize",
+    int failed = cmocka_run_group_tests_name(T.kind == GLT_GLES3 ? "intel-datasize-gles" : "intel-datasize",
                                              tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return failed;
 }

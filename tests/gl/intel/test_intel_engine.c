@@ -73,26 +73,26 @@ struct result {
         }                                                                                \
     } while (0)
 
-static int one_query(struct gltest *t, GLuint qid, struct result *r, double *power)
+static int one_query(struct glt *t, GLuint qid, struct result *r, double *power)
 {
     GLuint size = 0;
-    t->gl.glGetPerfQueryInfoINTEL(qid, 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(qid, 0, NULL, &size, NULL, NULL, NULL);
     CHECK(r, size > 0);
     unsigned char *data = calloc(1, size);
     CHECK(r, data != NULL);
     GLuint h = 0;
-    t->gl.glCreatePerfQueryINTEL(qid, &h);
-    t->gl.glBeginPerfQueryINTEL(h);
-    gltest_draw_triangles(t, 16, 0);
+    gl.glCreatePerfQueryINTEL(qid, &h);
+    gl.glBeginPerfQueryINTEL(h);
+    glt_draw_triangles(t, 16);
     sleep_ms(20);
-    t->gl.glEndPerfQueryINTEL(h);
-    GLuint written = gltest_result_wait(t, h, data, size);
-    t->gl.glDeletePerfQueryINTEL(h);
-    GLenum err = t->gl.glGetError();
-    int i = power ? gltest_counter_index(t, qid, "nvml-gpu0/average-power") : -1;
+    gl.glEndPerfQueryINTEL(h);
+    GLuint written = glt_intel_result_wait(h, data, size);
+    gl.glDeletePerfQueryINTEL(h);
+    GLenum err = gl.glGetError();
+    int i = power ? glt_intel_counter_index(qid, "nvml-gpu0/average-power") : -1;
     if (power && i >= 0) {
         GLuint off = 0, csize = 0;
-        t->gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, 0, NULL, 0, NULL, &off, &csize,
+        gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, 0, NULL, 0, NULL, &off, &csize,
                                         NULL, NULL, NULL);
         memcpy(power, data + off, sizeof(*power));
     }
@@ -105,10 +105,10 @@ static int one_query(struct gltest *t, GLuint qid, struct result *r, double *pow
 
 /* The context current on this thread: its ids, one Host CPU and one NVIDIA Device query (the
  * fake's power is 100 W, so every mean is exactly that). */
-static int use_context(struct gltest *t, struct result *r)
+static int use_context(struct glt *t, struct result *r)
 {
-    r->host_cpu = gltest_query_id(t, "Host CPU");
-    r->nvidia = gltest_query_id(t, "NVIDIA Device");
+    r->host_cpu = glt_intel_query_id("Host CPU");
+    r->nvidia = glt_intel_query_id("NVIDIA Device");
     CHECK(r, r->host_cpu != 0);
     CHECK(r, r->nvidia != 0);
     double power = 0;
@@ -124,9 +124,9 @@ static void test_sequential_contexts_one_engine(void **state)
     (void)state;
     GLuint host_cpu = 0, nvidia = 0;
     for (int i = 0; i < SEQUENTIAL_CONTEXTS; i++) {
-        struct gltest t;
-        assert_int_equal(gltest_create(&t, kind, 64, 64), 0);
-        assert_int_equal(gltest_make_current(&t), 0);
+        struct glt t;
+        assert_int_equal(glt_create(&t, dpy, kind, 64, 64), 0);
+        assert_int_equal(glt_make_current(&t), 0);
         struct result r = {0};
         int rc = use_context(&t, &r);
         if (rc)
@@ -139,14 +139,14 @@ static void test_sequential_contexts_one_engine(void **state)
         /* Every context lists the same types in the same order. */
         assert_int_equal(r.host_cpu, host_cpu);
         assert_int_equal(r.nvidia, nvidia);
-        gltest_destroy(&t);
+        glt_destroy(&t);
     }
     /* One instance per context would have initialised NVML once per context. */
     assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
 }
 
 struct worker {
-    struct gltest t;
+    struct glt t;
     pthread_barrier_t *barrier;
     struct result r[ROUNDS];
     int rc;
@@ -155,7 +155,7 @@ struct worker {
 static void *run(void *arg)
 {
     struct worker *w = arg;
-    if (gltest_make_current(&w->t) != 0) {
+    if (glt_make_current(&w->t) != 0) {
         snprintf(w->r[0].why, sizeof(w->r[0].why), "make current");
         w->rc = -1;
         pthread_barrier_wait(w->barrier);
@@ -165,7 +165,7 @@ static void *run(void *arg)
     pthread_barrier_wait(w->barrier);
     for (int i = 0; i < ROUNDS && w->rc == 0; i++)
         w->rc = use_context(&w->t, &w->r[i]);
-    gltest_release(&w->t);
+    glt_release(&w->t);
     return NULL;
 }
 
@@ -179,7 +179,8 @@ static void test_threads_share_one_engine(void **state)
     pthread_barrier_init(&barrier, NULL, THREADS);
     memset(w, 0, sizeof(w));
     for (int i = 0; i < THREADS; i++) {
-        assert_int_equal(gltest_create(&w[i].t, kind, 64, 64), 0);
+        assert_int_equal(glt_create(&w[i].t, dpy, kind, 64, 64), 0);
+        glt_release(&w[i].t);   /* made current by its thread */
         w[i].barrier = &barrier;
     }
     for (int i = 0; i < THREADS; i++)

@@ -15,22 +15,21 @@
 
 #include <cmocka.h>
 
-#include "intel_test.h"
+#include "../gl_test.h"
 
-static struct gltest T;
-#define GL (T.gl)
+static struct glt T;
 
 /* The next glGetError is `err`, and then nothing more is pending. */
 static void expect_error(GLenum err)
 {
-    assert_int_equal(GL.glGetError(), err);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), err);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
 }
 
 static int clear_errors(void **state)
 {
     (void)state;
-    while (GL.glGetError() != GL_NO_ERROR)
+    while (gl.glGetError() != GL_NO_ERROR)
         ;
     return 0;
 }
@@ -38,17 +37,17 @@ static int clear_errors(void **state)
 static GLuint num_types(void)
 {
     GLuint n = 0, id = 0;
-    GL.glGetFirstPerfQueryIdINTEL(&id);
+    gl.glGetFirstPerfQueryIdINTEL(&id);
     while (id) {
         n++;
-        GL.glGetNextPerfQueryIdINTEL(id, &id);
+        gl.glGetNextPerfQueryIdINTEL(id, &id);
     }
     return n;
 }
 
 static GLuint host_cpu(void)
 {
-    GLuint id = gltest_query_id(&T, "Host CPU");
+    GLuint id = glt_intel_query_id("Host CPU");
     assert_int_not_equal(id, 0);
     return id;
 }
@@ -56,7 +55,7 @@ static GLuint host_cpu(void)
 static GLuint new_query(void)
 {
     GLuint h = 0;
-    GL.glCreatePerfQueryINTEL(host_cpu(), &h);
+    gl.glCreatePerfQueryINTEL(host_cpu(), &h);
     assert_int_not_equal(h, 0);
     expect_error(GL_NO_ERROR);
     return h;
@@ -67,11 +66,11 @@ static GLuint new_query(void)
 static void test_extension_listed(void **state)
 {
     (void)state;
-    assert_true(gltest_has_extension(&T, "GL_INTEL_performance_query"));
+    assert_true(glt_has_extension("GL_INTEL_performance_query"));
     expect_error(GL_NO_ERROR);
-    if (T.gles || T.compat) {
+    if (T.kind != GLT_CORE) {
         /* GLES and compatibility contexts also list it in the single string. */
-        const char *all = (const char *)GL.glGetString(GL_EXTENSIONS);
+        const char *all = (const char *)gl.glGetString(GL_EXTENSIONS);
         assert_non_null(all);
         assert_non_null(strstr(all, "GL_INTEL_performance_query"));
         expect_error(GL_NO_ERROR);
@@ -90,16 +89,16 @@ static void test_limits(void **state)
     for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
         GLint v = -1;
         GLint64 v64 = -1;
-        GL.glGetIntegerv(limits[i].pname, &v);
+        gl.glGetIntegerv(limits[i].pname, &v);
         expect_error(GL_NO_ERROR);
         assert_int_equal(v, limits[i].value);
-        GL.glGetInteger64v(limits[i].pname, &v64);
+        gl.glGetInteger64v(limits[i].pname, &v64);
         expect_error(GL_NO_ERROR);
         assert_int_equal(v64, limits[i].value);
     }
     /* "PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL B GetBooleanv": perfq has no GPA set. */
     GLboolean b = GL_TRUE;
-    GL.glGetBooleanv(GL_PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL, &b);
+    gl.glGetBooleanv(GL_PERFQUERY_GPA_EXTENDED_COUNTERS_INTEL, &b);
     expect_error(GL_NO_ERROR);
     assert_int_equal(b, GL_FALSE);
 }
@@ -110,7 +109,7 @@ static void test_limits(void **state)
 static void test_first_null(void **state)
 {
     (void)state;
-    GL.glGetFirstPerfQueryIdINTEL(NULL);
+    gl.glGetFirstPerfQueryIdINTEL(NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -118,7 +117,7 @@ static void test_first_is_one(void **state)
 {
     (void)state;
     GLuint id = 0;
-    GL.glGetFirstPerfQueryIdINTEL(&id);
+    gl.glGetFirstPerfQueryIdINTEL(&id);
     expect_error(GL_NO_ERROR);
     assert_int_equal(id, 1);
 }
@@ -129,7 +128,7 @@ static void test_first_is_one(void **state)
 static void test_next_null(void **state)
 {
     (void)state;
-    GL.glGetNextPerfQueryIdINTEL(1, NULL);
+    gl.glGetNextPerfQueryIdINTEL(1, NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -141,7 +140,7 @@ static void test_next_invalid(void **state)
     GLuint bad[] = {0, num_types() + 1, 0xffffffffu};
     for (size_t i = 0; i < 3; i++) {
         GLuint next = 1234;
-        GL.glGetNextPerfQueryIdINTEL(bad[i], &next);
+        gl.glGetNextPerfQueryIdINTEL(bad[i], &next);
         expect_error(GL_INVALID_VALUE);
         assert_int_equal(next, 0);
     }
@@ -159,10 +158,10 @@ static void test_next_walk(void **state)
     assert_true(n <= 64);
     for (GLuint id = 1; id <= n; id++) {
         GLuint next = 1234;
-        GL.glGetNextPerfQueryIdINTEL(id, &next);
+        gl.glGetNextPerfQueryIdINTEL(id, &next);
         expect_error(GL_NO_ERROR);
         assert_int_equal(next, id == n ? 0 : id + 1);
-        GL.glGetPerfQueryInfoINTEL(id, 256, names[id - 1], NULL, NULL, NULL, NULL);
+        gl.glGetPerfQueryInfoINTEL(id, 256, names[id - 1], NULL, NULL, NULL, NULL);
         expect_error(GL_NO_ERROR);
         for (GLuint k = 1; k < id; k++)
             assert_string_not_equal(names[k - 1], names[id - 1]);
@@ -176,12 +175,12 @@ static void test_byname_unknown(void **state)
 {
     (void)state;
     GLuint id = 1234;
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"No Such Query", &id);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"No Such Query", &id);
     expect_error(GL_INVALID_VALUE);
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"", &id);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"", &id);
     expect_error(GL_INVALID_VALUE);
     /* Names match exactly: a prefix is not a name. */
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host", &id);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"Host", &id);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -190,7 +189,7 @@ static void test_byname_null_name(void **state)
 {
     (void)state;
     GLuint id = 1234;
-    GL.glGetPerfQueryIdByNameINTEL(NULL, &id);
+    gl.glGetPerfQueryIdByNameINTEL(NULL, &id);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -198,7 +197,7 @@ static void test_byname_null_name(void **state)
 static void test_byname_null_id(void **state)
 {
     (void)state;
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", NULL);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -209,8 +208,8 @@ static void test_byname_every_type(void **state)
     for (GLuint id = 1; id <= n; id++) {
         char name[256];
         GLuint found = 0;
-        GL.glGetPerfQueryInfoINTEL(id, sizeof(name), name, NULL, NULL, NULL, NULL);
-        GL.glGetPerfQueryIdByNameINTEL(name, &found);
+        gl.glGetPerfQueryInfoINTEL(id, sizeof(name), name, NULL, NULL, NULL, NULL);
+        gl.glGetPerfQueryIdByNameINTEL(name, &found);
         expect_error(GL_NO_ERROR);
         assert_int_equal(found, id);
     }
@@ -226,7 +225,7 @@ static void test_info_invalid(void **state)
     for (size_t i = 0; i < 2; i++) {
         char name[8] = "unset";
         GLuint size = 77, counters = 77, instances = 77, caps = 77;
-        GL.glGetPerfQueryInfoINTEL(bad[i], sizeof(name), name, &size, &counters, &instances,
+        gl.glGetPerfQueryInfoINTEL(bad[i], sizeof(name), name, &size, &counters, &instances,
                                    &caps);
         expect_error(GL_INVALID_VALUE);
         assert_string_equal(name, "unset");
@@ -238,7 +237,7 @@ static void test_info_invalid(void **state)
 static void test_info_null_outputs(void **state)
 {
     (void)state;
-    GL.glGetPerfQueryInfoINTEL(1, 256, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(1, 256, NULL, NULL, NULL, NULL, NULL);
     expect_error(GL_NO_ERROR);
 }
 
@@ -249,15 +248,15 @@ static void test_info_name_truncated(void **state)
     GLuint id = host_cpu();
     char buf[16];
     memset(buf, 'X', sizeof(buf));
-    GL.glGetPerfQueryInfoINTEL(id, 4, buf, NULL, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 4, buf, NULL, NULL, NULL, NULL);
     expect_error(GL_NO_ERROR);
     assert_string_equal(buf, "Hos");
     assert_int_equal(buf[4], 'X');        /* nothing past queryNameLength */
     memset(buf, 'X', sizeof(buf));
-    GL.glGetPerfQueryInfoINTEL(id, 0, buf, NULL, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, buf, NULL, NULL, NULL, NULL);
     expect_error(GL_NO_ERROR);
     assert_int_equal(buf[0], 'X');        /* length 0: nothing written */
-    GL.glGetPerfQueryInfoINTEL(id, sizeof(buf), buf, NULL, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, sizeof(buf), buf, NULL, NULL, NULL, NULL);
     assert_string_equal(buf, "Host CPU");
 }
 
@@ -269,10 +268,10 @@ static void test_every_type_id_below_counter_count(void **state)
 {
     (void)state;
     GLuint id = 0, types = 0, previous = 0;
-    for (GL.glGetFirstPerfQueryIdINTEL(&id); id; GL.glGetNextPerfQueryIdINTEL(id, &id)) {
+    for (gl.glGetFirstPerfQueryIdINTEL(&id); id; gl.glGetNextPerfQueryIdINTEL(id, &id)) {
         char name[256];
         GLuint count = 0;
-        GL.glGetPerfQueryInfoINTEL(id, sizeof(name), name, NULL, &count, NULL, NULL);
+        gl.glGetPerfQueryInfoINTEL(id, sizeof(name), name, NULL, &count, NULL, NULL);
         fprintf(stderr, "query %u \"%s\": %u counters\n", id, name, count);
         assert_true(id < count);
         assert_true(count >= previous);
@@ -281,8 +280,8 @@ static void test_every_type_id_below_counter_count(void **state)
     }
     expect_error(GL_NO_ERROR);
     assert_true(types >= 2);   /* "GL Memory" and "Host CPU" at least, in every context */
-    if (gltest_query_id(&T, "GPU Time"))
-        assert_int_equal(gltest_query_id(&T, "GPU Time"), 1);
+    if (glt_intel_query_id("GPU Time"))
+        assert_int_equal(glt_intel_query_id("GPU Time"), 1);
 }
 
 /* capsMask: "Pipeline Statistics" is per context, "Host CPU" global (docs). */
@@ -290,11 +289,11 @@ static void test_info_caps(void **state)
 {
     (void)state;
     GLuint caps = 77;
-    GL.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, NULL, NULL, NULL, &caps);
+    gl.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, NULL, NULL, NULL, &caps);
     assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
-    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    GLuint ps = glt_intel_query_id("Pipeline Statistics");
     if (ps) {
-        GL.glGetPerfQueryInfoINTEL(ps, 0, NULL, NULL, NULL, NULL, &caps);
+        gl.glGetPerfQueryInfoINTEL(ps, 0, NULL, NULL, NULL, NULL, &caps);
         assert_int_equal(caps, GL_PERFQUERY_SINGLE_CONTEXT_INTEL);
     }
     expect_error(GL_NO_ERROR);
@@ -305,17 +304,17 @@ static void test_info_instances(void **state)
 {
     (void)state;
     GLuint id = host_cpu(), before = 77, after = 77;
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &before, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &before, NULL);
     GLuint h[3];
     for (int i = 0; i < 3; i++)
         h[i] = new_query();
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
     assert_int_equal(after, before + 3);
-    GL.glDeletePerfQueryINTEL(h[1]);
-    GL.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
+    gl.glDeletePerfQueryINTEL(h[1]);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, NULL, &after, NULL);
     assert_int_equal(after, before + 2);
-    GL.glDeletePerfQueryINTEL(h[0]);
-    GL.glDeletePerfQueryINTEL(h[2]);
+    gl.glDeletePerfQueryINTEL(h[0]);
+    gl.glDeletePerfQueryINTEL(h[2]);
     expect_error(GL_NO_ERROR);
 }
 
@@ -327,9 +326,9 @@ static void test_counter_invalid_query(void **state)
 {
     (void)state;
     GLuint offset = 77;
-    GL.glGetPerfCounterInfoINTEL(0, 1, 0, NULL, 0, NULL, &offset, NULL, NULL, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(0, 1, 0, NULL, 0, NULL, &offset, NULL, NULL, NULL, NULL);
     expect_error(GL_INVALID_VALUE);
-    GL.glGetPerfCounterInfoINTEL(num_types() + 1, 1, 0, NULL, 0, NULL, &offset, NULL, NULL,
+    gl.glGetPerfCounterInfoINTEL(num_types() + 1, 1, 0, NULL, 0, NULL, &offset, NULL, NULL,
                                  NULL, NULL);
     expect_error(GL_INVALID_VALUE);
     assert_int_equal(offset, 77);
@@ -339,7 +338,7 @@ static void test_counter_invalid_query(void **state)
 static void test_counter_zero(void **state)
 {
     (void)state;
-    GL.glGetPerfCounterInfoINTEL(1, 0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(1, 0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -347,8 +346,8 @@ static void test_counter_past_last(void **state)
 {
     (void)state;
     GLuint n = 0;
-    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, &n, NULL, NULL);
-    GL.glGetPerfCounterInfoINTEL(1, n + 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, &n, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(1, n + 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -356,12 +355,12 @@ static void test_counter_past_last(void **state)
 static void test_counter_null_and_truncated(void **state)
 {
     (void)state;
-    GL.glGetPerfCounterInfoINTEL(1, 1, 256, NULL, 1024, NULL, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(1, 1, 256, NULL, 1024, NULL, NULL, NULL, NULL, NULL, NULL);
     expect_error(GL_NO_ERROR);
     char name[8], desc[8];
     memset(name, 'X', sizeof(name));
     memset(desc, 'X', sizeof(desc));
-    GL.glGetPerfCounterInfoINTEL(1, 1, 3, name, 2, desc, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(1, 1, 3, name, 2, desc, NULL, NULL, NULL, NULL, NULL);
     expect_error(GL_NO_ERROR);
     assert_int_equal(strlen(name), 2);
     assert_int_equal(name[3], 'X');
@@ -378,7 +377,7 @@ static void test_counter_layout(void **state)
     for (GLuint q = 1; q <= n; q++) {
         GLuint size = 0, count = 0;
         char qname[256];
-        GL.glGetPerfQueryInfoINTEL(q, sizeof(qname), qname, &size, &count, NULL, NULL);
+        gl.glGetPerfQueryInfoINTEL(q, sizeof(qname), qname, &size, &count, NULL, NULL);
         assert_true(count >= 1);
         assert_true(size >= 4 && size % 8 == 0);
         assert_true(strlen(qname) < 256);
@@ -390,7 +389,7 @@ static void test_counter_layout(void **state)
             char desc[1024];
             GLuint off = 0, csize = 0, type = 0, dtype = 0;
             GLuint64 max = 0;
-            GL.glGetPerfCounterInfoINTEL(q, c, 256, names[c - 1], sizeof(desc), desc, &off,
+            gl.glGetPerfCounterInfoINTEL(q, c, 256, names[c - 1], sizeof(desc), desc, &off,
                                          &csize, &type, &dtype, &max);
             expect_error(GL_NO_ERROR);
             assert_true(strlen(names[c - 1]) > 0);
@@ -430,16 +429,16 @@ static void test_documented_counters(void **state)
     (void)state;
     GLuint host = host_cpu();
     GLuint type = 0, dtype = 0;
-    int i = gltest_counter_index(&T, host, "CPU Time");
+    int i = glt_intel_counter_index(host, "CPU Time");
     assert_true(i >= 0);
-    GL.glGetPerfCounterInfoINTEL(host, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
+    gl.glGetPerfCounterInfoINTEL(host, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
                                  &dtype, NULL);
     assert_int_equal(type, GL_PERFQUERY_COUNTER_DURATION_RAW_INTEL);
     assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
-    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    GLuint ps = glt_intel_query_id("Pipeline Statistics");
     if (!ps) {
         /* Listed wherever the driver has pipeline statistics queries. */
-        assert_false(gltest_has_extension(&T, "GL_ARB_pipeline_statistics_query"));
+        assert_false(glt_has_pipeline_statistics());
         return;
     }
     static const char *events[] = {
@@ -448,16 +447,16 @@ static void test_documented_counters(void **state)
         "Samples Passed",
     };
     for (size_t k = 0; k < sizeof(events) / sizeof(events[0]); k++) {
-        i = gltest_counter_index(&T, ps, events[k]);
+        i = glt_intel_counter_index(ps, events[k]);
         assert_true(i >= 0);
-        GL.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
+        gl.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type,
                                      &dtype, NULL);
         assert_int_equal(type, GL_PERFQUERY_COUNTER_EVENT_INTEL);
         assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
     }
-    i = gltest_counter_index(&T, ps, "GPU Time Elapsed");
+    i = glt_intel_counter_index(ps, "GPU Time Elapsed");
     assert_true(i >= 0);
-    GL.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type, &dtype,
+    gl.glGetPerfCounterInfoINTEL(ps, (GLuint)i + 1, 0, NULL, 0, NULL, NULL, NULL, &type, &dtype,
                                  NULL);
     assert_int_equal(type, GL_PERFQUERY_COUNTER_DURATION_RAW_INTEL);
     assert_int_equal(dtype, GL_PERFQUERY_COUNTER_DATA_UINT64_INTEL);
@@ -471,9 +470,9 @@ static void test_create_invalid_id(void **state)
 {
     (void)state;
     GLuint h = 1234;
-    GL.glCreatePerfQueryINTEL(0, &h);
+    gl.glCreatePerfQueryINTEL(0, &h);
     expect_error(GL_INVALID_VALUE);
-    GL.glCreatePerfQueryINTEL(num_types() + 1, &h);
+    gl.glCreatePerfQueryINTEL(num_types() + 1, &h);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -481,7 +480,7 @@ static void test_create_invalid_id(void **state)
 static void test_create_null_handle(void **state)
 {
     (void)state;
-    GL.glCreatePerfQueryINTEL(1, NULL);
+    gl.glCreatePerfQueryINTEL(1, NULL);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -495,12 +494,11 @@ static void test_create_out_of_memory(void **state)
     (void)state;
     /* task-clock is a software perf event: there wherever perf_event_open is allowed, and the
      * test needs a counter that takes a file descriptor. */
-    assert_true(gltest_counter_index(&T, host_cpu(), "host/task-clock") >= 0);
-    struct gltest fresh;
-    assert_int_equal(gltest_create(&fresh, T.gles ? GLTEST_GLES : T.compat ? GLTEST_COMPAT
-                                                                          : GLTEST_CORE, 8, 8), 0);
-    assert_int_equal(gltest_make_current(&fresh), 0);
-    GLuint id = gltest_query_id(&fresh, "Host CPU");   /* builds the context's query types */
+    assert_true(glt_intel_counter_index(host_cpu(), "host/task-clock") >= 0);
+    struct glt fresh;
+    assert_int_equal(glt_create(&fresh, T.dpy, T.kind, 8, 8), 0);
+    assert_int_equal(glt_make_current(&fresh), 0);
+    GLuint id = glt_intel_query_id("Host CPU");   /* builds the context's query types */
     assert_int_not_equal(id, 0);
     struct rlimit old, none;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
@@ -511,19 +509,19 @@ static void test_create_out_of_memory(void **state)
     none.rlim_cur = (rlim_t)lowest_free;   /* every descriptor number below it is in use */
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
     GLuint h = 1234;
-    fresh.gl.glCreatePerfQueryINTEL(id, &h);
-    GLenum err = fresh.gl.glGetError();
+    gl.glCreatePerfQueryINTEL(id, &h);
+    GLenum err = gl.glGetError();
     setrlimit(RLIMIT_NOFILE, &old);
     assert_int_equal(err, GL_OUT_OF_MEMORY);
     assert_int_equal(h, 0);
-    assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     /* Creation works again once descriptors are back. */
-    fresh.gl.glCreatePerfQueryINTEL(id, &h);
-    assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
+    gl.glCreatePerfQueryINTEL(id, &h);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     assert_int_not_equal(h, 0);
-    fresh.gl.glDeletePerfQueryINTEL(h);
-    gltest_destroy(&fresh);
-    assert_int_equal(gltest_make_current(&T), 0);
+    gl.glDeletePerfQueryINTEL(h);
+    glt_destroy(&fresh);
+    assert_int_equal(glt_make_current(&T), 0);
     expect_error(GL_NO_ERROR);
 }
 
@@ -534,14 +532,14 @@ static void test_create_out_of_memory(void **state)
 static void test_delete_invalid(void **state)
 {
     (void)state;
-    GL.glDeletePerfQueryINTEL(0);
+    gl.glDeletePerfQueryINTEL(0);
     expect_error(GL_INVALID_VALUE);
-    GL.glDeletePerfQueryINTEL(987654);
+    gl.glDeletePerfQueryINTEL(987654);
     expect_error(GL_INVALID_VALUE);
     GLuint h = new_query();
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
-    GL.glDeletePerfQueryINTEL(h);   /* deleted: no longer a created instance */
+    gl.glDeletePerfQueryINTEL(h);   /* deleted: no longer a created instance */
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -550,10 +548,10 @@ static void test_delete_active(void **state)
 {
     (void)state;
     GLuint h = new_query();
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
-    GL.glEndPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -564,9 +562,9 @@ static void test_delete_active(void **state)
 static void test_begin_invalid(void **state)
 {
     (void)state;
-    GL.glBeginPerfQueryINTEL(0);
+    gl.glBeginPerfQueryINTEL(0);
     expect_error(GL_INVALID_VALUE);
-    GL.glBeginPerfQueryINTEL(987654);
+    gl.glBeginPerfQueryINTEL(987654);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -575,12 +573,12 @@ static void test_begin_active(void **state)
 {
     (void)state;
     GLuint h = new_query();
-    GL.glBeginPerfQueryINTEL(h);
+    gl.glBeginPerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
-    GL.glBeginPerfQueryINTEL(h);
+    gl.glBeginPerfQueryINTEL(h);
     expect_error(GL_INVALID_OPERATION);
-    GL.glEndPerfQueryINTEL(h);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
 }
 
@@ -593,22 +591,22 @@ static void test_begin_all_types_nested(void **state)
     GLuint n = num_types(), h[64];
     assert_true(n <= 64);
     for (GLuint q = 1; q <= n; q++) {
-        GL.glCreatePerfQueryINTEL(q, &h[q - 1]);
-        GL.glBeginPerfQueryINTEL(h[q - 1]);
+        gl.glCreatePerfQueryINTEL(q, &h[q - 1]);
+        gl.glBeginPerfQueryINTEL(h[q - 1]);
         expect_error(GL_NO_ERROR);
     }
     for (GLuint q = n; q >= 1; q--) {
-        GL.glEndPerfQueryINTEL(h[q - 1]);
+        gl.glEndPerfQueryINTEL(h[q - 1]);
         expect_error(GL_NO_ERROR);
         GLuint size = 0, written = 0;
-        GL.glGetPerfQueryInfoINTEL(q, 0, NULL, &size, NULL, NULL, NULL);
+        gl.glGetPerfQueryInfoINTEL(q, 0, NULL, &size, NULL, NULL, NULL);
         void *data = malloc(size);
-        GL.glGetPerfQueryDataINTEL(h[q - 1], GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data,
+        gl.glGetPerfQueryDataINTEL(h[q - 1], GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data,
                                    &written);
         expect_error(GL_NO_ERROR);
         assert_int_equal(written, size);
         free(data);
-        GL.glDeletePerfQueryINTEL(h[q - 1]);
+        gl.glDeletePerfQueryINTEL(h[q - 1]);
     }
 }
 
@@ -618,9 +616,9 @@ static void test_begin_all_types_nested(void **state)
 static void test_end_invalid(void **state)
 {
     (void)state;
-    GL.glEndPerfQueryINTEL(0);
+    gl.glEndPerfQueryINTEL(0);
     expect_error(GL_INVALID_VALUE);
-    GL.glEndPerfQueryINTEL(987654);
+    gl.glEndPerfQueryINTEL(987654);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -630,14 +628,14 @@ static void test_end_not_active(void **state)
 {
     (void)state;
     GLuint h = new_query();
-    GL.glEndPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
     expect_error(GL_INVALID_OPERATION);
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glEndPerfQueryINTEL(h);
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
-    GL.glEndPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
     expect_error(GL_INVALID_OPERATION);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* ---- GetPerfQueryDataINTEL ---- */
@@ -648,9 +646,9 @@ static void test_data_invalid_handle(void **state)
     (void)state;
     uint64_t data[64];
     GLuint written = 1234;
-    GL.glGetPerfQueryDataINTEL(0, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    gl.glGetPerfQueryDataINTEL(0, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
     expect_error(GL_INVALID_VALUE);
-    GL.glGetPerfQueryDataINTEL(987654, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    gl.glGetPerfQueryDataINTEL(987654, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
     expect_error(GL_INVALID_VALUE);
 }
 
@@ -660,15 +658,15 @@ static void test_data_null_pointers(void **state)
     (void)state;
     GLuint h = new_query(), written = 1234;
     uint64_t data[64];
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glEndPerfQueryINTEL(h);
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, &written);
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, &written);
     expect_error(GL_INVALID_VALUE);
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, NULL);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, NULL);
     expect_error(GL_INVALID_VALUE);
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, NULL);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), NULL, NULL);
     expect_error(GL_INVALID_VALUE);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* Not in spec: a query never begun has no data: INVALID_OPERATION, bytesWritten 0 (Mesa). */
@@ -677,10 +675,10 @@ static void test_data_never_begun(void **state)
     (void)state;
     GLuint h = new_query(), written = 1234;
     uint64_t data[64];
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
     expect_error(GL_INVALID_OPERATION);
     assert_int_equal(written, 0);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* Not in spec: a query still active has no data: INVALID_OPERATION, bytesWritten 0 (Mesa). */
@@ -689,12 +687,12 @@ static void test_data_active(void **state)
     (void)state;
     GLuint h = new_query(), written = 1234;
     uint64_t data[64];
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
     expect_error(GL_INVALID_OPERATION);
     assert_int_equal(written, 0);
-    GL.glEndPerfQueryINTEL(h);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
     expect_error(GL_NO_ERROR);
 }
 
@@ -705,13 +703,13 @@ static void test_data_negative_size(void **state)
     GLuint h = new_query(), written = 1234;
     uint64_t data[64];
     memset(data, 0xab, sizeof(data));
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glEndPerfQueryINTEL(h);
-    GL.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, -8, data, &written);
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
+    gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, -8, data, &written);
     expect_error(GL_INVALID_VALUE);
     assert_int_equal(written, 0);
     assert_int_equal(data[0], 0xababababababababull);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* Not in spec: flags 0 and unknown values are read as DONOT_FLUSH (Mesa; RenderDoc passes 0):
@@ -720,57 +718,56 @@ static void test_data_unknown_flags(void **state)
 {
     (void)state;
     GLuint h = new_query(), size = 0, written = 0;
-    GL.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(host_cpu(), 0, NULL, &size, NULL, NULL, NULL);
     void *data = malloc(size);
-    GL.glBeginPerfQueryINTEL(h);
-    GL.glEndPerfQueryINTEL(h);
-    GL.glFinish();
+    gl.glBeginPerfQueryINTEL(h);
+    gl.glEndPerfQueryINTEL(h);
+    gl.glFinish();
     static const GLuint flags[] = {0, 0x1234, GL_PERFQUERY_DONOT_FLUSH_INTEL};
     for (size_t i = 0; i < 3; i++) {
         written = 1234;
         for (int tries = 0; tries < 100000 && written != size; tries++)
-            GL.glGetPerfQueryDataINTEL(h, flags[i], (GLsizei)size, data, &written);
+            gl.glGetPerfQueryDataINTEL(h, flags[i], (GLsizei)size, data, &written);
         expect_error(GL_NO_ERROR);
         assert_int_equal(written, size);
     }
     free(data);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* GL calls without a current context do nothing (and do not crash). */
 static void test_no_current_context(void **state)
 {
     (void)state;
-    gltest_release(&T);
+    glt_release(&T);
     GLuint id = 1234, h = 1234, written = 1234;
     uint64_t data[8];
-    GL.glGetFirstPerfQueryIdINTEL(&id);
-    GL.glGetNextPerfQueryIdINTEL(1, &id);
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &id);
-    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
-    GL.glGetPerfCounterInfoINTEL(1, 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
-    GL.glCreatePerfQueryINTEL(1, &h);
-    GL.glBeginPerfQueryINTEL(1);
-    GL.glEndPerfQueryINTEL(1);
-    GL.glGetPerfQueryDataINTEL(1, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
-    GL.glDeletePerfQueryINTEL(1);
+    gl.glGetFirstPerfQueryIdINTEL(&id);
+    gl.glGetNextPerfQueryIdINTEL(1, &id);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &id);
+    gl.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
+    gl.glGetPerfCounterInfoINTEL(1, 1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    gl.glCreatePerfQueryINTEL(1, &h);
+    gl.glBeginPerfQueryINTEL(1);
+    gl.glEndPerfQueryINTEL(1);
+    gl.glGetPerfQueryDataINTEL(1, GL_PERFQUERY_WAIT_INTEL, sizeof(data), data, &written);
+    gl.glDeletePerfQueryINTEL(1);
     assert_int_equal(id, 1234);
     assert_int_equal(h, 1234);
     assert_int_equal(written, 1234);
-    assert_int_equal(gltest_make_current(&T), 0);
+    assert_int_equal(glt_make_current(&T), 0);
     expect_error(GL_NO_ERROR);
 }
 
 int main(int argc, char **argv)
 {
-    int r = gltest_create(&T, gltest_want_gles(argc, argv), 64, 64);
+    EGLDisplay dpy;
+    int r = glt_open_display(&dpy);
+    if (r == 0)
+        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 64, 64);
     if (r != 0)
         return r;
-    if (gltest_make_current(&T) != 0) {
-        fprintf(stderr, "could not set up the GL context\n");
-        return 1;
-    }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));
 #define TEST(f) cmocka_unit_test_setup(f, clear_errors)
     const struct CMUnitTest tests[] = {
         TEST(test_extension_listed),
@@ -814,8 +811,8 @@ int main(int argc, char **argv)
         TEST(test_data_unknown_flags),
         TEST(test_no_current_context),
     };
-    int failed = cmocka_run_group_tests_name(T.gles ? "intel-errors-gles" : "intel-errors",
+    int failed = cmocka_run_group_tests_name(T.kind == GLT_GLES3 ? "intel-errors-gles" : "intel-errors",
                                              tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return failed;
 }

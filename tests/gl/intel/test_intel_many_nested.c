@@ -26,38 +26,37 @@
 #include <cmocka.h>
 
 #include "gl/gl_layer.h"
-#include "intel_test.h"
+#include "../gl_test.h"
 
 #define W 64
 #define H 48
 
-static struct gltest T;
-#define GL (T.gl)
+static struct glt T;
 
 static void nested(int n)
 {
-    GLuint ps = gltest_query_id(&T, "Pipeline Statistics");
+    GLuint ps = glt_intel_query_id("Pipeline Statistics");
     assert_int_not_equal(ps, 0);
     GLuint size = 0;
-    GL.glGetPerfQueryInfoINTEL(ps, 0, NULL, &size, NULL, NULL, NULL);
+    gl.glGetPerfQueryInfoINTEL(ps, 0, NULL, &size, NULL, NULL, NULL);
     struct perfq_gl_layer_stats before, mid, after;
-    GL.glFinish();
+    gl.glFinish();
     perfq_gl_layer_stats(&before);
-    uint64_t t0 = gltest_now_ns();
+    uint64_t t0 = glt_now_ns();
     GLuint *q = calloc((size_t)n, sizeof *q);
     uint8_t *data = malloc(size);
     assert_non_null(q);
     assert_non_null(data);
     for (int k = 0; k < n; k++) {
-        GL.glCreatePerfQueryINTEL(ps, &q[k]);
+        gl.glCreatePerfQueryINTEL(ps, &q[k]);
         assert_int_not_equal(q[k], 0);
-        GL.glBeginPerfQueryINTEL(q[k]);
-        gltest_draw_triangles(&T, 1, 0);
+        gl.glBeginPerfQueryINTEL(q[k]);
+        glt_draw_triangles(&T, 1);
     }
-    GL.glClear(GL_COLOR_BUFFER_BIT);
+    gl.glClear(GL_COLOR_BUFFER_BIT);
     for (int k = n - 1; k >= 0; k--)
-        GL.glEndPerfQueryINTEL(q[k]);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+        gl.glEndPerfQueryINTEL(q[k]);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     perfq_gl_layer_stats(&mid);
     uint64_t vq = mid.vqueries - before.vqueries;
     fprintf(stderr, "%d nested: %llu logical queries, %llu links, %llu driver segments\n", n,
@@ -65,18 +64,18 @@ static void nested(int n)
             (unsigned long long)(mid.segments - before.segments));
     assert_true(mid.vquery_links - before.vquery_links <= 2 * vq);
     for (int k = 0; k < n; k++) {
-        assert_int_equal(gltest_result_wait(&T, q[k], data, size), size);
-        assert_int_equal(gltest_counter_u64(&T, ps, "Primitives Submitted", data),
+        assert_int_equal(glt_intel_result_wait(q[k], data, size), size);
+        assert_int_equal(glt_intel_counter_u64(ps, "Primitives Submitted", data),
                          (uint64_t)(n - k));
-        assert_int_equal(gltest_counter_u64(&T, ps, "Vertices Submitted", data),
+        assert_int_equal(glt_intel_counter_u64(ps, "Vertices Submitted", data),
                          3 * (uint64_t)(n - k));
     }
     for (int k = 0; k < n; k++)
-        GL.glDeletePerfQueryINTEL(q[k]);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+        gl.glDeletePerfQueryINTEL(q[k]);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     perfq_gl_layer_stats(&after);
     fprintf(stderr, "%d nested: %.2f s in all; after Delete: vqueries %llu, links %llu, "
-            "segments %llu (before %llu)\n", n, (gltest_now_ns() - t0) / 1e9,
+            "segments %llu (before %llu)\n", n, (glt_now_ns() - t0) / 1e9,
             (unsigned long long)after.vqueries, (unsigned long long)after.vquery_links,
             (unsigned long long)after.segments, (unsigned long long)before.segments);
     assert_int_equal(after.vqueries, before.vqueries);
@@ -96,18 +95,17 @@ static void test_nested_500_to_5000(void **state)
 
 int main(int argc, char **argv)
 {
-    int r = gltest_create(&T, gltest_want_gles(argc, argv), W, H);
+    EGLDisplay dpy;
+    int r = glt_open_display(&dpy);
+    if (r == 0)
+        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), W, H);
     if (r != 0)
         return r;
-    if (gltest_make_current(&T) != 0) {
-        fprintf(stderr, "could not set up the GL context\n");
-        return 1;
-    }
-    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, gltest_kind_name(&T));
+    fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nested_500_to_5000),
     };
     r = cmocka_run_group_tests(tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return r;
 }

@@ -15,20 +15,19 @@
 
 #include <cmocka.h>
 
-#include "intel_test.h"
+#include "../gl_test.h"
 #include "perfq/perfq.h"
 
-static struct gltest T;
-#define GL (T.gl)
+static struct glt T;
 
 static void test_first_none(void **state)
 {
     (void)state;
     GLuint id = 1234;
-    GL.glGetFirstPerfQueryIdINTEL(&id);
-    assert_int_equal(GL.glGetError(), GL_INVALID_OPERATION);
+    gl.glGetFirstPerfQueryIdINTEL(&id);
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
     assert_int_equal(id, 0);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
 }
 
 /* With no types, every id is invalid. */
@@ -36,15 +35,15 @@ static void test_every_id_invalid(void **state)
 {
     (void)state;
     GLuint next = 1234, h = 1234;
-    GL.glGetNextPerfQueryIdINTEL(1, &next);
-    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    gl.glGetNextPerfQueryIdINTEL(1, &next);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
     assert_int_equal(next, 0);
-    GL.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &next);
-    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
-    GL.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
-    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
-    GL.glCreatePerfQueryINTEL(1, &h);
-    assert_int_equal(GL.glGetError(), GL_INVALID_VALUE);
+    gl.glGetPerfQueryIdByNameINTEL((GLchar *)"Host CPU", &next);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    gl.glGetPerfQueryInfoINTEL(1, 0, NULL, NULL, NULL, NULL, NULL);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    gl.glCreatePerfQueryINTEL(1, &h);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
     assert_int_equal(h, 1234);
 }
 
@@ -75,16 +74,17 @@ int main(int argc, char **argv)
 {
     if (disable_everything() != 0)
         return 1;
-    int r = gltest_create(&T, gltest_want_gles(argc, argv), 16, 16);
+    EGLDisplay dpy;
+    int r = glt_open_display(&dpy);
+    if (r == 0)
+        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 16, 16);
     if (r != 0)
         return r;
-    if (gltest_make_current(&T) != 0)
-        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_none),
         cmocka_unit_test(test_every_id_invalid),
     };
     int failed = cmocka_run_group_tests_name("intel-no-queries", tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return failed;
 }

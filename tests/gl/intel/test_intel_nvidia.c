@@ -23,10 +23,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "intel_test.h"
+#include "../gl_test.h"
 #include "perfq/egl_brcm_performance_counters.h"
 
-static struct gltest T;
+static struct glt T;
 static int fake;
 
 static void sleep_ms(long ms)
@@ -40,15 +40,15 @@ static void sleep_ms(long ms)
 static int counter(GLuint qid, const char *name, GLuint *offset, GLuint *data_type,
                    GLuint *type)
 {
-    int i = gltest_counter_index(&T, qid, name);
+    int i = glt_intel_counter_index(qid, name);
     if (i < 0)
         return -1;
     char n[256], d[1024];
     GLuint size;
     GLuint64 raw_max;
-    T.gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, sizeof(n), n, sizeof(d), d, offset,
+    gl.glGetPerfCounterInfoINTEL(qid, (GLuint)i + 1, sizeof(n), n, sizeof(d), d, offset,
                                    &size, type, data_type, &raw_max);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     return i;
 }
 
@@ -65,13 +65,13 @@ static double read_double(GLuint qid, const char *name, const unsigned char *dat
 static void test_intel_nvidia_device(void **state)
 {
     (void)state;
-    GLuint qid = gltest_query_id(&T, "NVIDIA Device");
+    GLuint qid = glt_intel_query_id("NVIDIA Device");
     assert_int_not_equal(qid, 0);
     char name[256];
     GLuint data_size, counters, max_instances, caps;
-    T.gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
+    gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
                                  &max_instances, &caps);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     assert_string_equal(name, "NVIDIA Device");
     /* The spec's caps: device counters count the whole GPU, not the context. */
     assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
@@ -81,28 +81,28 @@ static void test_intel_nvidia_device(void **state)
     assert_true(counter(qid, "nvml-gpu0/clocks-changed", &off, &dt, &type) >= 0);
     assert_int_equal(dt, GL_PERFQUERY_COUNTER_DATA_BOOL32_INTEL);
     /* The groups went into the type, not into types of their own. */
-    assert_int_equal(gltest_query_id(&T, "nvml-gpu0"), 0);
-    assert_int_equal(gltest_query_id(&T, "gpm-gpu0"), 0);
+    assert_int_equal(glt_intel_query_id("nvml-gpu0"), 0);
+    assert_int_equal(glt_intel_query_id("gpm-gpu0"), 0);
 
     /* Two overlapping instances: each has the means of its own interval. */
     GLuint h1 = 0, h2 = 0;
-    T.gl.glCreatePerfQueryINTEL(qid, &h1);
-    T.gl.glCreatePerfQueryINTEL(qid, &h2);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
-    uint64_t t0 = gltest_now_ns();
-    T.gl.glBeginPerfQueryINTEL(h1);
+    gl.glCreatePerfQueryINTEL(qid, &h1);
+    gl.glCreatePerfQueryINTEL(qid, &h2);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    uint64_t t0 = glt_now_ns();
+    gl.glBeginPerfQueryINTEL(h1);
     sleep_ms(150);
-    T.gl.glBeginPerfQueryINTEL(h2);
-    gltest_draw_triangles(&T, 100, 0);
+    gl.glBeginPerfQueryINTEL(h2);
+    glt_draw_triangles(&T, 100);
     sleep_ms(150);
-    T.gl.glEndPerfQueryINTEL(h1);
-    uint64_t t1 = gltest_now_ns();
-    T.gl.glEndPerfQueryINTEL(h2);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    gl.glEndPerfQueryINTEL(h1);
+    uint64_t t1 = glt_now_ns();
+    gl.glEndPerfQueryINTEL(h2);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     unsigned char d1[4096], d2[4096];
     assert_true(data_size <= sizeof(d1));
-    assert_int_equal(gltest_result_wait(&T, h1, d1, data_size), data_size);
-    assert_int_equal(gltest_result_wait(&T, h2, d2, data_size), data_size);
+    assert_int_equal(glt_intel_result_wait(h1, d1, data_size), data_size);
+    assert_int_equal(glt_intel_result_wait(h2, d2, data_size), data_size);
     double p1 = read_double(qid, "nvml-gpu0/average-power", d1);
     double e1 = read_double(qid, "nvml-gpu0/energy", d1);
     double sm1 = read_double(qid, "nvml-gpu0/sm-clock", d1);
@@ -128,9 +128,9 @@ static void test_intel_nvidia_device(void **state)
         assert_true(sm1 > 0);
         assert_true(e1 > 0);
     }
-    T.gl.glDeletePerfQueryINTEL(h1);
-    T.gl.glDeletePerfQueryINTEL(h2);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+    gl.glDeletePerfQueryINTEL(h1);
+    gl.glDeletePerfQueryINTEL(h2);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
 }
 
 static void test_egl_brcm_nvidia_group(void **state)
@@ -190,10 +190,10 @@ static void test_egl_brcm_nvidia_group(void **state)
     EGLint list[3] = {power, energy, sm};
     assert_true(Choose(EGL_TRUE, group, 3, list));
     assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
-    uint64_t t0 = gltest_now_ns();
+    uint64_t t0 = glt_now_ns();
     sleep_ms(300);
     assert_true(SetCounting(EGL_STOP_COUNTERS_BRCM));
-    uint64_t t1 = gltest_now_ns();
+    uint64_t t1 = glt_now_ns();
     unsigned char buf[16 * 3];
     EGLint written = 0;
     assert_true(GetData(sizeof(buf), buf, &written, EGL_TRUE));
@@ -233,7 +233,7 @@ static void test_egl_brcm_nvidia_group(void **state)
 static void test_intel_nvidia_hardware(void **state)
 {
     (void)state;
-    GLuint qid = gltest_query_id(&T, "NVIDIA GPU Hardware");
+    GLuint qid = glt_intel_query_id("NVIDIA GPU Hardware");
     if (!qid) {
         printf("SKIP: no \"NVIDIA GPU Hardware\" query type (libcuda.so.1 or CUPTI PM "
                "sampling not usable here: perfq list shows the cupti group's reason)\n");
@@ -241,23 +241,23 @@ static void test_intel_nvidia_hardware(void **state)
     }
     char name[256];
     GLuint data_size, counters, max_instances, caps;
-    T.gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
+    gl.glGetPerfQueryInfoINTEL(qid, sizeof(name), name, &data_size, &counters,
                                  &max_instances, &caps);
     assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
     GLuint h = 0;
-    T.gl.glCreatePerfQueryINTEL(qid, &h);
-    T.gl.glBeginPerfQueryINTEL(h);
+    gl.glCreatePerfQueryINTEL(qid, &h);
+    gl.glBeginPerfQueryINTEL(h);
     for (int i = 0; i < 20; i++)
-        gltest_draw_quad(&T, 200);
-    T.gl.glFinish();
-    T.gl.glEndPerfQueryINTEL(h);
-    assert_int_equal(T.gl.glGetError(), GL_NO_ERROR);
+        glt_draw_quads(&T, 1, 200);
+    gl.glFinish();
+    gl.glEndPerfQueryINTEL(h);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     unsigned char d[4096];
     assert_true(data_size <= sizeof(d));
-    assert_int_equal(gltest_result_wait(&T, h, d, data_size), data_size);
-    uint64_t inst = gltest_counter_u64(&T, qid, "cupti-gpu0/smsp__inst_executed.sum", d);
-    uint64_t rd = gltest_counter_u64(&T, qid, "cupti-gpu0/dram__bytes_read.sum", d);
-    uint64_t wr = gltest_counter_u64(&T, qid, "cupti-gpu0/dram__bytes_write.sum", d);
+    assert_int_equal(glt_intel_result_wait(h, d, data_size), data_size);
+    uint64_t inst = glt_intel_counter_u64(qid, "cupti-gpu0/smsp__inst_executed.sum", d);
+    uint64_t rd = glt_intel_counter_u64(qid, "cupti-gpu0/dram__bytes_read.sum", d);
+    uint64_t wr = glt_intel_counter_u64(qid, "cupti-gpu0/dram__bytes_write.sum", d);
     double cycles = read_double(qid, "cupti-gpu0/sm__cycles_active.avg", d);
     printf("NVIDIA GPU Hardware: %llu warp instructions, %.0f active cycles per SM, DRAM read "
            "%llu B, write %llu B\n", (unsigned long long)inst, cycles,
@@ -265,7 +265,7 @@ static void test_intel_nvidia_hardware(void **state)
     assert_true(inst > 0 && inst != UINT64_MAX);
     assert_true(rd != UINT64_MAX && wr != UINT64_MAX);
     assert_true(cycles > 0);
-    T.gl.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
 }
 
 /* No driver: nothing NVIDIA is listed, in INTEL types or EGL groups (the catalog lists the
@@ -276,7 +276,7 @@ static void test_no_driver(void **state)
     const char *types[] = {"NVIDIA Device", "NVIDIA GPU Hardware", "nvml", "gpm", "cupti",
                            "nvml-gpu0", "gpm-gpu0", "cupti-gpu0"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        assert_int_equal(gltest_query_id(&T, types[i]), 0);
+        assert_int_equal(glt_intel_query_id(types[i]), 0);
     PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
         (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
     PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
@@ -297,20 +297,19 @@ static void test_no_driver(void **state)
 int main(int argc, char **argv)
 {
     fake = argc > 1 && strcmp(argv[1], "--fake") == 0;
-    int rc = gltest_create(&T, GLTEST_CORE, 64, 64);
-    if (rc == INTEL_TEST_SKIP) {
-        printf("SKIP: no EGL device gives a desktop GL context\n");
-        return rc;
-    }
-    if (rc || gltest_make_current(&T))
-        return 1;
+    EGLDisplay dpy;
+    int rc = glt_open_display(&dpy);
+    if (rc == 0)
+        rc = glt_create(&T, dpy, GLT_CORE, 64, 64);
+    if (rc != 0)
+        return rc;   /* GLT_SKIP with the missing piece named, or a failure */
     void *nvml = fake ? NULL : dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!fake && !nvml) {
         printf("libnvidia-ml.so.1 (the NVIDIA driver) is not on this machine: checking that no "
                "NVIDIA query type or EGL group appears\n");
         const struct CMUnitTest absent[] = {cmocka_unit_test(test_no_driver)};
         rc = cmocka_run_group_tests(absent, NULL, NULL);
-        gltest_destroy(&T);
+        glt_destroy(&T);
         return rc;
     }
     if (nvml)
@@ -321,6 +320,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_intel_nvidia_hardware),
     };
     rc = cmocka_run_group_tests(tests, NULL, NULL);
-    gltest_destroy(&T);
+    glt_destroy(&T);
     return rc;
 }
