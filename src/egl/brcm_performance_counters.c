@@ -145,12 +145,12 @@ static void add_catalog_group(perfq_sampler_t *probe, uint32_t gi)
     }
 }
 
+/* The groups come from the GL layer's one engine instance per process (built-ins and Driver
+ * Counters), shared with INTEL's built-in query types: NVML and the like are set up once. */
 static void init(void)
 {
-    const struct perfq_provider_ops *ops[] = {&perfq_gl_driver_counters_provider};
-    void *args[] = {NULL};
     perfq_sampler_t *probe = NULL;
-    if (perfq__open_with(ops, args, 1, 1, &B.pq) != PERFQ_OK ||
+    if (perfq_gl_process_engine(&B.pq) != PERFQ_OK ||
         perfq_sampler_create(B.pq, NULL, &B.sampler) != PERFQ_OK ||
         perfq_sampler_create(B.pq, NULL, &probe) != PERFQ_OK)
         return;   /* no groups: every group index is then invalid */

@@ -368,6 +368,16 @@ uint64_t perfq_gl_now_ns(void);
  * Valid once the result is ready. */
 int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 
+/* ---- The process's engine */
+
+/* The layer's one perfq instance per process: the built-in providers and the layer's "Driver
+ * Counters" (the program's GL/EGL calls), opened at the first call (PERFQ_DISABLE read then) and
+ * kept for the life of the process; never close it. Every front end that measures beyond one
+ * context uses it, so a device-wide source is set up once per process (docs/design.md). A
+ * context's own counters need that context and live in an instance of their own
+ * (perfq__open_with with builtins 0). PERFQ_OK, or the open's error with *out NULL. */
+perfq_status_t perfq_gl_process_engine(perfq_t **out);
+
 /* ---- Diagnostics (exported by the test build, libperfq-gl-test.so; hidden in the shipped one) */
 /* Fields are only added at the end; tests/gl/glx_app.c keeps a copy (it finds the function with
  * dlsym): change both together. */

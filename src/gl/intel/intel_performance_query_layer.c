@@ -40,22 +40,14 @@ static void host_flush(void *arg)
         link->ctx->gl->glFlush();
 }
 
-/* The process's one instance of the built-in providers, shared by every context: opened once,
- * at the first context that uses the extension (a device-wide source such as NVML is probed
- * once, not per context), and kept for the life of the process (measurements of any context
- * may use it at any time; the engine's calls are thread safe). */
-static pthread_once_t process_once = PTHREAD_ONCE_INIT;
-static perfq_t *process_pq;
-static perfq_status_t process_status;
-
-static void process_open(void)
-{
-    process_status = perfq__open_with(NULL, NULL, 0, 1, &process_pq);
-}
-
+/* The built-in query types come from the layer's one engine instance per process
+ * (perfq_gl_process_engine), shared with every context and with EGL_BRCM: a device-wide source
+ * such as NVML is probed once, not per context, and measurements of any context may use it at
+ * any time (the engine's calls are thread safe). */
 static perfq_status_t host_open(void *arg, perfq_t **process, perfq_t **own)
 {
-    pthread_once(&process_once, process_open);
+    perfq_t *process_pq = NULL;
+    perfq_status_t process_status = perfq_gl_process_engine(&process_pq);
     if (process_status != PERFQ_OK)
         return process_status;
     /* The context's own counters, alone in an instance (no built-ins): "gl" and "gl-memory"

@@ -424,8 +424,11 @@ perfq_status_t intel_query_types_build_from(const perfq_t *const *pqs, uint32_t 
         perfq_group_count(pqs[i], &group_count);
         for (uint32_t g = 0; g < group_count && st == PERFQ_OK; g++) {
             perfq_group_info_t gi;
+            /* The GL layer's "Driver Counters" (provider gl-driver, in the process engine for
+             * EGL_BRCM) are no INTEL query type: the list is what it was before the engine was
+             * shared. */
             if (perfq_group_info(pqs[i], g, &gi) != PERFQ_OK || !gi.available ||
-                group_taken(gi.name))
+                group_taken(gi.name) || strcmp(gi.provider, "gl-driver") == 0)
                 continue;
             for (uint32_t k = 0; k < gi.counter_count && st == PERFQ_OK; k++)
                 st = builder_add(&b, gi.first_counter + k, NULL, 0);

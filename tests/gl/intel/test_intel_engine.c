@@ -24,13 +24,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "intel_test.h"
+#include "../gl_test.h"
+#include "perfq/egl_brcm_performance_counters.h"
 
 #define SEQUENTIAL_CONTEXTS 3
 #define THREADS 4
 #define ROUNDS 3
 
-static int kind;
+static enum glt_kind kind;
+static EGLDisplay dpy;
 static const unsigned *nvml_inits;   /* the fake's count of nvmlInit_v2 calls */
 
 static void sleep_ms(long ms)
@@ -196,17 +198,48 @@ static void test_threads_share_one_engine(void **state)
         assert_int_equal(w[i].rc, 0);
         assert_int_equal(w[i].r[0].host_cpu, w[0].r[0].host_cpu);
         assert_int_equal(w[i].r[0].nvidia, w[0].r[0].nvidia);
-        gltest_destroy(&w[i].t);
+        glt_destroy(&w[i].t);
     }
+    assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
+}
+
+/* EGL_BRCM_performance_counters shares the process's engine with INTEL: the engine was opened
+ * by the tests above, before PERFQ_DISABLE named the NVIDIA group here, so BRCM (whose groups are
+ * built at its first call, now) still lists it; an instance of BRCM's own, opened now, would
+ * have it disabled and BRCM would leave it out. NVML is still initialised once. */
+static void test_brcm_shares_the_engine(void **state)
+{
+    (void)state;
+    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
+        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
+    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
+        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
+    assert_non_null(GetConstant);
+    assert_non_null(GetGroupInfo);
+    assert_int_equal(setenv("PERFQ_DISABLE", "nvml-gpu0", 1), 0);
+    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), nvidia = 0;
+    for (EGLint g = 0; g < groups; g++) {
+        char name[64] = "";
+        EGLint n = 0, max_active = 0;
+        assert_true(GetGroupInfo(g, sizeof(name), name, &n, &max_active));
+        if (strcmp(name, "nvml-gpu0") == 0)
+            nvidia = n;
+    }
+    unsetenv("PERFQ_DISABLE");
+    assert_true(nvidia > 0);
     assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
 }
 
 int main(int argc, char **argv)
 {
-    kind = gltest_want_gles(argc, argv);
+    kind = glt_kind_from_args(argc, argv);
+    int rc = glt_open_display(&dpy);
+    if (rc != 0)
+        return rc;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential_contexts_one_engine),
         cmocka_unit_test(test_threads_share_one_engine),
+        cmocka_unit_test(test_brcm_shares_the_engine),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
