@@ -2,7 +2,8 @@
  * An unmodified program that loads EGL itself: dlopen("libEGL.so.1"), dlsym(eglGetProcAddress)
  * and the few EGL calls it needs, then everything else through eglGetProcAddress. Run with
  * LD_PRELOAD=libperfq-gl.so, the layer's dlopen redirection must put GL_ANGLE_timer_query in
- * front of it. Exit 0: it works; 1: it does not; 77: no EGL here.
+ * front of it, and load no GL library besides the one it opened (libGL, libOpenGL, libGLESv2
+ * stay out of its maps). Exit 0: it works; 1: it does not; 77: no EGL here.
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -112,5 +113,22 @@ int main(int argc, char **argv)
     GLuint64 t = 0;
     result(q, GL_QUERY_RESULT_ANGLE, &t);
     printf("timestamp %llu\n", (unsigned long long)t);
-    return t > 0 ? 0 : 1;
+    if (t == 0)
+        return 1;
+    /* The program opened libEGL only: the layer's answer to that dlopen loads no other GL
+     * library (one proxy per library). */
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps)
+        return 1;
+    char line[4096];
+    int others = 0;
+    while (fgets(line, sizeof line, maps))
+        if (strstr(line, "/libGL.so") || strstr(line, "/libOpenGL.so") ||
+            strstr(line, "/libGLESv2.so")) {
+            fprintf(stderr, "FAIL: a GL library the program did not open is loaded: %s", line);
+            others = 1;
+            break;
+        }
+    fclose(maps);
+    return others;
 }

@@ -3,7 +3,8 @@
  *
  * Lookup order (apitrace's wrappers/glproc_egl.cpp): dlsym(RTLD_NEXT) first, which finds the
  * library after the layer in the program's search order (the one the program would have called);
- * then the sonames, opened with the real dlopen; then the real eglGetProcAddress /
+ * then the sonames the process has already loaded (the program's dlopen()s: RTLD_NOLOAD, so the
+ * layer never loads a GL library the program does not use); then the real eglGetProcAddress /
  * glXGetProcAddressARB last, because some implementations return a non-NULL stub for any name.
  */
 #include "gl/dispatch/dispatch.h"
@@ -50,26 +51,25 @@ void *perfq_gl_real_dlopen(const char *file, int flags)
     return real_dlopen_ptr ? real_dlopen_ptr(file, flags) : NULL;
 }
 
-/* The GL libraries by the prefix of the names they hold (glvnd sonames first). Each is opened
- * once (under resolve_lock), RTLD_LOCAL so that the program's symbol scope is not changed. */
+/* The GL libraries by the prefix of the names they hold (glvnd sonames first). Each is looked
+ * up (under resolve_lock) until the process has loaded it: RTLD_NOLOAD, so the layer loads none
+ * itself, and RTLD_LOCAL so that the program's symbol scope is not changed. */
 struct soname {
     const char *name;
     void *handle;
-    int tried;
 };
-static struct soname egl_sonames[] = {{"libEGL.so.1", NULL, 0}, {"libEGL.so", NULL, 0}, {0}};
-static struct soname glx_sonames[] = {{"libGLX.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
-                                      {"libGL.so", NULL, 0}, {0}};
-static struct soname gl_sonames[] = {{"libOpenGL.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
-                                     {"libGLESv2.so.2", NULL, 0}, {"libGL.so", NULL, 0}, {0}};
+static struct soname egl_sonames[] = {{"libEGL.so.1", NULL}, {"libEGL.so", NULL}, {0}};
+static struct soname glx_sonames[] = {{"libGLX.so.0", NULL}, {"libGL.so.1", NULL},
+                                      {"libGL.so", NULL}, {0}};
+static struct soname gl_sonames[] = {{"libOpenGL.so.0", NULL}, {"libGL.so.1", NULL},
+                                     {"libGLESv2.so.2", NULL}, {"libGL.so", NULL}, {0}};
 
 static void *lookup_in_sonames(struct soname *list, const char *name)
 {
     for (int i = 0; list[i].name; i++) {
-        if (!list[i].tried) {
-            list[i].tried = 1;
-            list[i].handle = perfq_gl_real_dlopen(list[i].name, RTLD_LAZY | RTLD_LOCAL);
-        }
+        if (!list[i].handle)
+            list[i].handle = perfq_gl_real_dlopen(list[i].name,
+                                                  RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
         if (list[i].handle) {
             void *p = perfq_gl_real_dlsym(list[i].handle, name);
             if (p)
