@@ -231,10 +231,7 @@ PERFQ_CL_EXPORT CL_API_ENTRY cl_int CL_API_CALL clDeinitLayer(void)
     return CL_SUCCESS;
 }
 
-/* Test hook, not an API: how many records the side tables hold now (tests check that
- * thousands of commands leave none behind). Any pointer may be NULL. */
-PERFQ_CL_EXPORT void perfq_cl_layer_debug_counts(size_t *queues, size_t *events, size_t *maps);
-extern struct perfq_cl_table perfq_cl_maps;
+/* Test hook (layer.h). */
 PERFQ_CL_EXPORT void perfq_cl_layer_debug_counts(size_t *queues, size_t *events, size_t *maps)
 {
     if (queues)

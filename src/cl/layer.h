@@ -111,6 +111,10 @@ void perfq_cl_queue_properties_fini(void);
 /* map_commands.c: drops every mapping record; with perfq_cl_queues.lock held, when the last
  * queue with counters is released. */
 void perfq_cl_maps_forget_all_locked(void);
+extern struct perfq_cl_table perfq_cl_maps;
+/* layer.c: test hook, not an API: how many records the side tables hold now (tests check that
+ * thousands of commands leave none behind). Any pointer may be NULL. */
+PERFQ_CL_EXPORT void perfq_cl_layer_debug_counts(size_t *queues, size_t *events, size_t *maps);
 void perfq_cl_event_counters_fini(void);
 void perfq_cl_command_counters_fini(void);
 

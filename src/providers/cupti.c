@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/provider.h"
+#include "providers/builtin_providers.h"
 #include "providers/cupti_pm.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/provider.h"
+#include "providers/builtin_providers.h"
 #include "providers/cupti_api.h"
 
 #define RANGE_MAX_DEVICES 8

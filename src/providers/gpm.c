@@ -7,6 +7,7 @@
  * unavailable with the reason; a device without GPM lists its group unavailable.
  */
 #include "providers/nvml_session.h"
+#include "providers/builtin_providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/provider.h"
+#include "providers/builtin_providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

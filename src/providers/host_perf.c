@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/provider.h"
+#include "providers/builtin_providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

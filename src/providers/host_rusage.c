@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "core/provider.h"
+#include "providers/builtin_providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

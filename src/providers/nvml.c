@@ -6,6 +6,7 @@
  * (nvml_sampler.c; docs/nvidia-providers.md).
  */
 #include "providers/nvml_session.h"
+#include "providers/builtin_providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

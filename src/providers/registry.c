@@ -1,15 +1,9 @@
 /* The built-in providers, in the order they are probed and listed. Adding a source of counters
  * is one file and one line here. */
 #include "core/instance.h"
+#include "providers/builtin_providers.h"
 #include "providers/gl_memory.h"
 #include "providers/opencl_command.h"
-
-extern const struct perfq_provider_ops perfq_host_perf_provider;
-extern const struct perfq_provider_ops perfq_host_rusage_provider;
-extern const struct perfq_provider_ops perfq_host_procio_provider;
-extern const struct perfq_provider_ops perfq_host_clock_provider;
-extern const struct perfq_provider_ops perfq_nvml_provider, perfq_gpm_provider;
-extern const struct perfq_provider_ops perfq_cupti_provider, perfq_cupti_range_provider;
 
 const struct perfq_provider_ops *const perfq__builtin_providers[] = {
     &perfq_host_perf_provider,

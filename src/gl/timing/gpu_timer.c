@@ -256,7 +256,6 @@ void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
     c->timer = NULL;
 }
 
-void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
 void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out)
 {
     out->fences_pending = atomic_load(&perfq_gl_fences_pending);

@@ -24,7 +24,6 @@ void perfq_gl_timer_poll_disjoint(struct perfq_gl_ctx *c)
     }
 }
 
-int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *pub);
 int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *pub)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
