@@ -108,9 +108,6 @@ static void initialize(struct perfq_gl_ctx *c)
         c->pub.core_profile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
     }
     perfq_gl_extensions_init(c);
-    c->has_query_buffer = c->pub.api == PERFQ_GL_API_GL &&
-        (perfq_gl_version_at_least(&c->pub, 4, 4) ||
-         perfq_gl_has_driver_extension(&c->pub, "GL_ARB_query_buffer_object"));
     c->use_ext_queries = c->pub.api == PERFQ_GL_API_GLES && c->pub.major < 3;
     perfq_gl_error_guard_end(&c->pub);
     c->initialized = 1;

@@ -73,7 +73,8 @@ struct perfq_gl_ctx {
      * perfq_gl_context_stats under context_lock; what is left when the context is freed goes
      * to the process-wide counts. */
     atomic_ullong live_vqueries, live_links, live_timers;
-    int has_query_buffer;                   /* ARB_query_buffer_object: unbind around reads */
+    int has_query_buffer;                   /* 0 not known yet, 1 no, 2 yes: the query
+                                             * virtualisation's (perfq_gl_vq_query_buffer_bound) */
     int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
                                              * split query the layer answered itself */
     int conditional_render_forwarded;       /* program_queries.c: a BeginConditionalRender went

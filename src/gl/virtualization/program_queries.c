@@ -225,7 +225,7 @@ static void deliver(struct perfq_gl_ctx *c, void *params, enum value_type type, 
     default: out.u64 = v; size = 8; break;
     }
     GLint buffer = 0;
-    if (c->has_query_buffer && c->query_buffer_bound) {
+    if (perfq_gl_vq_query_buffer_bound(c)) {
         perfq_gl_error_guard_begin(&c->pub);
         c->pub.gl->glGetIntegerv(GL_QUERY_BUFFER_BINDING, &buffer);
         if (buffer)

@@ -204,6 +204,19 @@ void perfq_gl_vq_end_driver(struct perfq_gl_ctx *c, GLenum target, GLuint index)
         f->end(target);
 }
 
+/* GL_QUERY_BUFFER exists with ARB_query_buffer_object (core in GL 4.4); known at the first read
+ * after the program bound a buffer there. */
+int perfq_gl_vq_query_buffer_bound(struct perfq_gl_ctx *c)
+{
+    if (!c->query_buffer_bound)
+        return 0;
+    if (!c->has_query_buffer)
+        c->has_query_buffer = c->pub.api == PERFQ_GL_API_GL &&
+            (perfq_gl_version_at_least(&c->pub, 4, 4) ||
+             perfq_gl_has_driver_extension(&c->pub, "GL_ARB_query_buffer_object")) ? 2 : 1;
+    return c->has_query_buffer == 2;
+}
+
 void perfq_gl_read_query(struct perfq_gl_ctx *c, GLuint name, GLenum pname, GLuint64 *value)
 {
     const struct perfq_gl_dispatch *gl = c->pub.gl;
@@ -211,7 +224,7 @@ void perfq_gl_read_query(struct perfq_gl_ctx *c, GLuint name, GLenum pname, GLui
     /* With a buffer bound to GL_QUERY_BUFFER (ARB_query_buffer_object) the pointer would be read
      * as an offset into the program's buffer: unbind it around the read. */
     GLint buffer = 0;
-    if (c->has_query_buffer && c->query_buffer_bound) {
+    if (perfq_gl_vq_query_buffer_bound(c)) {
         gl->glGetIntegerv(GL_QUERY_BUFFER_BINDING, &buffer);
         if (buffer)
             gl->glBindBuffer(GL_QUERY_BUFFER, 0);

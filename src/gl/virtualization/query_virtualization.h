@@ -137,6 +137,9 @@ void perfq_gl_vq_release(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q);
 /* A zeroed logical query, from the context's free list or the heap (NULL: out of memory). */
 struct perfq_gl_vquery *perfq_gl_vq_alloc(struct perfq_gl_vq_state *s);
 void perfq_gl_vq_begin_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index, GLuint id);
+/* 1 if the program has a buffer bound to GL_QUERY_BUFFER (where the context has that binding):
+ * the layer's own query reads unbind it around the read. */
+int perfq_gl_vq_query_buffer_bound(struct perfq_gl_ctx *c);
 void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint index);
 
 /* Live-object counts for perfq_gl_layer_stats (logical queries and their links: per context,
