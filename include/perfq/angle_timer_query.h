@@ -1,6 +1,6 @@
 /*
  * GL_ANGLE_timer_query: tokens, types and entry points (the extension is in no Khronos header).
- * Values from the extension text (shared/specs/GL_ANGLE_timer_query.txt, revision 1). The entry
+ * Values from the extension text (the GL_ANGLE_timer_query specification, revision 1). The entry
  * points are implemented by libperfq-gl.so: get them with eglGetProcAddress /
  * glXGetProcAddress, or link libperfq-gl and call them by name.
  *

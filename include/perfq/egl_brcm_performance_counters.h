@@ -1,6 +1,6 @@
 /*
  * EGL_BRCM_performance_counters: tokens, types and entry points (the extension is in no
- * Khronos header). Values from the extension text (shared/specs/EGL_BRCM_performance_counters.txt,
+ * Khronos header). Values from the extension text (the EGL_BRCM_performance_counters specification,
  * revision 4). The entry points are implemented by libperfq-gl.so: get them with
  * eglGetProcAddress, or link libperfq-gl and call them by name. Errors are read with
  * eglGetError, as for any EGL function.

@@ -1,5 +1,5 @@
 /*
- * EGL_BRCM_performance_counters (shared/specs/EGL_BRCM_performance_counters.txt) over perfq's
+ * EGL_BRCM_performance_counters (its extension specification) over perfq's
  * catalog: each entry point validates at the door in the order of the spec's Errors section,
  * then makes one call down to the C API: ownership (perfq_counters_*, machine-wide) and one
  * continuous sampler (perfq_sampler_*) that holds the chosen counters.
@@ -20,7 +20,7 @@
 #include "perfq/egl_brcm_performance_counters.h"
 #include "perfq/perfq.h"
 
-/* Broadcom's value (NOTES.md); names and units are cut to fit, NUL included. */
+/* Broadcom's value (its VideoCore driver's EGL_MAX_COUNTER_STRING_LEN_BRCM); names and units are cut to fit, NUL included. */
 #define MAX_STRING 64
 #define RECORD_BYTES 16
 /* Records hold integers: float counters (NVML's means, energy) travel in thousandths of their

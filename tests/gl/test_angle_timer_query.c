@@ -1,6 +1,6 @@
 /*
  * GL_ANGLE_timer_query through libperfq-gl.so: one test per clause of the spec's Errors section
- * and per ANGLE validator rule of NOTES.md, then the semantics (names and lifetime, one active
+ * and per rule of ANGLE's validator beyond them, then the semantics (names and lifetime, one active
  * TIME_ELAPSED query, QueryCounter timestamps, availability ordering, counter bits, 32-bit
  * saturation, deleting an active query, GL_TIMESTAMP / GPU_DISJOINT, time against the wall clock
  * for GPU-bound work) and the layer's promises (extension strings, the program's error flag,
@@ -277,7 +277,7 @@ static void test_err_getobject_bad_pname(void **state)
     del1(a);
 }
 
-/* ---- ANGLE's validator rules (NOTES.md) ---- */
+/* ---- ANGLE's validator rules (its EXT_disjoint_timer_query validation) ---- */
 
 /* QueryCounter on a name never generated is INVALID_OPERATION. */
 static void test_validator_querycounter_never_generated(void **state)

@@ -311,7 +311,7 @@ static void err_set_counting_invalid_pname(void **state)
     expect_error(EGL_BAD_PARAMETER);
     assert_false(SetCounting(0));
     expect_error(EGL_BAD_PARAMETER);
-    /* Start and stop need ownership (the shipping driver's semantics, NOTES.md). */
+    /* Start and stop need ownership (Broadcom's shipping driver's semantics). */
     assert_false(SetCounting(EGL_START_COUNTERS_BRCM));
     expect_error(EGL_BAD_ACCESS);
     assert_false(SetCounting(EGL_STOP_COUNTERS_BRCM));

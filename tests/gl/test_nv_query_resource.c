@@ -813,7 +813,8 @@ static void test_extension_storage_calls(void **state)
     assert_true(tested > 0);
 }
 
-/* The oracle probe's sequence (shared/oracle/nv_query_resource_probe.c), checked against the
+/* The oracle probe's sequence (the scripted allocations whose reports the NVIDIA driver gave on
+ * an H200), checked against the
  * spec rather than against the NVIDIA driver's answers where those fail it. */
 static void test_probe_sequence_tags(void **state)
 {

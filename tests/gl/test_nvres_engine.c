@@ -4,7 +4,7 @@
  * views and buffer textures without double counting); tags (ids from 1 never reused, state,
  * strings, deletion); the report encoder (exact layout, size query == written size, never past
  * count) and the decoder over perfq's reports and over the NVIDIA driver's own output
- * (shared/oracle/nv_query_resource_h200.txt).
+ * (recorded on an H200 for the oracle probe's scripted allocations).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -577,7 +577,7 @@ static void test_decoder_roundtrip(void **state)
     perfq_nvres_group_free(g);
 }
 
-/* The NVIDIA driver's own reports (shared/oracle/nv_query_resource_h200.txt, "after 16MiB
+/* The NVIDIA driver's own reports (recorded on an H200 for the oracle probe, "after 16MiB
  * renderbuffer" and "only tag1"): the decoder walks them by their sizes. */
 static void test_decoder_on_driver_output(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * GL_ANGLE_timer_query (shared/specs/GL_ANGLE_timer_query.txt), with the semantics of
+ * GL_ANGLE_timer_query (its extension specification, revision 1), with the semantics of
  * GL_EXT_disjoint_timer_query, built on the layer's trustworthy timer (gpu_timer.c): the
  * driver's timer queries where they are trustworthy, else fences.
  *
@@ -354,7 +354,7 @@ PERFQ_GL_EXPORT void glQueryCounterANGLE(GLuint id, GLenum target)
     }
     struct angle_state *a = angle(c);
     struct angle_query *q = a ? perfq_gl_name_table_get(&a->names, id) : NULL;
-    /* ANGLE's validator (NOTES.md): QueryCounter on a name never generated is
+    /* ANGLE's validator (of the EXT_disjoint_timer_query entry points these alias): QueryCounter on a name never generated is
      * INVALID_OPERATION. */
     if (!q) {
         perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
@@ -366,7 +366,7 @@ PERFQ_GL_EXPORT void glQueryCounterANGLE(GLuint id, GLenum target)
         perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
         return;
     }
-    /* ANGLE's validator (NOTES.md): on a name whose object has another type,
+    /* ANGLE's validator (of the EXT_disjoint_timer_query entry points these alias): on a name whose object has another type,
      * INVALID_OPERATION. */
     if (q->type && q->type != GL_TIMESTAMP_ANGLE) {
         perfq_gl_record_error(c->pub, GL_INVALID_OPERATION);
@@ -402,7 +402,7 @@ PERFQ_GL_EXPORT void glGetQueryivANGLE(GLenum target, GLenum pname, GLint *param
         perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;
     }
-    /* ANGLE's validator (NOTES.md): (TIMESTAMP, CURRENT_QUERY) is INVALID_ENUM. */
+    /* ANGLE's validator (of the EXT_disjoint_timer_query entry points these alias): (TIMESTAMP, CURRENT_QUERY) is INVALID_ENUM. */
     if (target == GL_TIMESTAMP_ANGLE && pname == GL_CURRENT_QUERY_ANGLE) {
         perfq_gl_record_error(c->pub, GL_INVALID_ENUM);
         return;

@@ -1,6 +1,6 @@
 /*
- * GL_NV_query_resource and GL_NV_query_resource_tag (shared/specs/GL_NV_query_resource_tag.txt,
- * NOTES.md) on every GL driver: the layer's storage observers feed one accounting table per share
+ * GL_NV_query_resource and GL_NV_query_resource_tag (their extension
+ * specifications; the layout the NVIDIA driver writes where they are silent) on every GL driver: the layer's storage observers feed one accounting table per share
  * group (nvres_accounting.c); the four entry points validate at the door in the order below, then
  * make one call down. Decisions where the spec is silent: docs/nv-query-resource.md.
  *

@@ -176,7 +176,7 @@ int perfq_nvres_report_decode(const int32_t *buf, size_t n, struct perfq_nvres_d
         out->n_tags = k + 1;
     }
     /* Ints past the walk are not an error: the NVIDIA driver's return value counts one int more
-     * than it writes after a tag record (shared/oracle). Callers compare ints_walked. */
+     * than it writes after a tag record (its output on an H200). Callers compare ints_walked. */
     out->ints_walked = pos;
     return 0;
 bad:

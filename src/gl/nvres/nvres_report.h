@@ -1,7 +1,7 @@
 /*
  * GL_NV_query_resource's report stream (QUERY_RESOURCE_TYPE_VIDMEM_ALLOC_NV): the encoder the
  * entry point uses, and a decoder that walks any report by its embedded sizes (tests,
- * `perfq memory`). Layout, in GLints (the NVIDIA driver's, shared/oracle; NOTES.md):
+ * `perfq memory`). Layout, in GLints (the NVIDIA driver's, as it wrote it on an H200):
  *
  *   header  {3, 2, devCount}                 fixedBlkSize, version (the driver writes 2), devCount
  *   device  {devBlkSize, 6, numAllocs, vidmem, vidmemFree, detailCount}
