@@ -295,35 +295,34 @@ static void test_host_counters_count_existing_threads(void **state)
     pthread_cond_init(&b.cv, NULL);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, burner_main, &b), 0);
-    struct gltest fresh;
-    assert_int_equal(gltest_create(&fresh, T.gles ? GLTEST_GLES : T.compat ? GLTEST_COMPAT
-                                                                          : GLTEST_CORE, 8, 8), 0);
-    assert_int_equal(gltest_make_current(&fresh), 0);
-    GLuint id = gltest_query_id(&fresh, "Host CPU"), h = 0, size = 0;
+    struct glt fresh;
+    assert_int_equal(glt_create(&fresh, T.dpy, T.kind, 8, 8), 0);
+    assert_int_equal(glt_make_current(&fresh), 0);
+    GLuint id = glt_intel_query_id("Host CPU"), h = 0, size = 0;
     assert_int_not_equal(id, 0);
     /* task-clock is a software perf event: there wherever perf_event_open is allowed. */
-    assert_true(gltest_counter_index(&fresh, id, "host/task-clock") >= 0);
-    fresh.gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
+    assert_true(glt_intel_counter_index(id, "host/task-clock") >= 0);
+    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
     uint8_t *data = malloc(size);
-    fresh.gl.glCreatePerfQueryINTEL(id, &h);
-    fresh.gl.glBeginPerfQueryINTEL(h);
+    gl.glCreatePerfQueryINTEL(id, &h);
+    gl.glBeginPerfQueryINTEL(h);
     burner_set(&b, 1);
     burner_wait(&b, 2);
-    fresh.gl.glEndPerfQueryINTEL(h);
-    assert_int_equal(gltest_result_wait(&fresh, h, data, size), size);
-    uint64_t task = gltest_counter_u64(&fresh, id, "host/task-clock", data);
-    uint64_t cpu = gltest_counter_u64(&fresh, id, "CPU Time", data);
+    gl.glEndPerfQueryINTEL(h);
+    assert_int_equal(glt_intel_result_wait(h, data, size), size);
+    uint64_t task = glt_intel_counter_u64(id, "host/task-clock", data);
+    uint64_t cpu = glt_intel_counter_u64(id, "CPU Time", data);
     fprintf(stderr, "thread started before the context burned %.3f ms; host/task-clock "
             "%.3f ms, CPU Time %.3f ms\n", b.burned / 1e6, task / 1e6, cpu / 1e6);
     assert_true(task >= b.burned / 2);
     assert_true(cpu >= b.burned);
-    assert_int_equal(fresh.gl.glGetError(), GL_NO_ERROR);
-    fresh.gl.glDeletePerfQueryINTEL(h);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    gl.glDeletePerfQueryINTEL(h);
     burner_set(&b, 3);
     pthread_join(th, NULL);
     free(data);
-    gltest_destroy(&fresh);
-    assert_int_equal(gltest_make_current(&T), 0);
+    glt_destroy(&fresh);
+    assert_int_equal(glt_make_current(&T), 0);
 }
 
 /* DONOT_FLUSH polls: bytesWritten is 0 (and data untouched) while pending, the whole result
