@@ -404,17 +404,17 @@ static void test_draws_outside_not_counted(void **state)
     (void)state;
     GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
     uint8_t *data = malloc(size);
-    GL.glCreatePerfQueryINTEL(ps, &h);
-    gltest_draw_triangles(&T, 40, 0);
-    GL.glBeginPerfQueryINTEL(h);
-    gltest_draw_triangles(&T, 11, 0);
-    GL.glEndPerfQueryINTEL(h);
-    gltest_draw_triangles(&T, 23, 0);
-    assert_int_equal(gltest_result_wait(&T, h, data, size), size);
-    assert_int_equal(GL.glGetError(), GL_NO_ERROR);
+    gl.glCreatePerfQueryINTEL(ps, &h);
+    glt_draw_triangles(&T, 40);
+    gl.glBeginPerfQueryINTEL(h);
+    glt_draw_triangles(&T, 11);
+    gl.glEndPerfQueryINTEL(h);
+    glt_draw_triangles(&T, 23);
+    assert_int_equal(glt_intel_result_wait(h, data, size), size);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     assert_int_equal(C(data, "Primitives Submitted"), 11);
     assert_int_equal(C(data, "Vertices Submitted"), 33);
-    GL.glDeletePerfQueryINTEL(h);
+    gl.glDeletePerfQueryINTEL(h);
     free(data);
 }
 
