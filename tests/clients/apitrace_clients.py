@@ -19,8 +19,8 @@ retracer for EGL traces):
                   virtualisation) with and without the layer: the same calls profiled, a
                   non-zero duration for every draw, the same pixels per draw (llvmpipe's timer
                   values themselves are not trustworthy: not compared).
-Arguments: PERFQ EXAMPLE_GL. Exit 0 when all hold, 1 otherwise, 77 without apitrace (not
-declared as something the machine may lack: scripts/install-deps.sh installs it)."""
+Arguments: PERFQ EXAMPLE_GL. Exit 0 when all hold, 1 otherwise, and 1 without apitrace
+(scripts/install-deps.sh installs it: its absence is a broken set-up, never a skip)."""
 import os
 import re
 import shutil
@@ -97,8 +97,11 @@ def pgpu(trace, layer, ppd=False):
 
 def main():
     if not shutil.which("apitrace") or not shutil.which("eglretrace"):
-        print("apitrace is not installed (Debian packages apitrace, apitrace-tracers)")
-        return 77
+        # Installed by scripts/install-deps.sh (the test command's first step): its absence is a
+        # broken set-up, not a machine without the piece.
+        print("FAIL: apitrace is not installed (Debian packages apitrace, apitrace-tracers; "
+              "scripts/install-deps.sh)")
+        return 1
     started = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="perfq-apitrace-")
     trace = os.path.join(tmp, "example.trace")
