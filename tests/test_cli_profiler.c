@@ -1,5 +1,6 @@
 /* perfq stat --layers end to end on llvmpipe and PoCL, as a user runs it: the frames of the GL
- * example (count, per-frame vertices exact, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
+ * example (count, per-frame vertices exact, the other pipeline statistics per frame exact or
+ * within bounds, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed, GL memory by tag (the example's tags; memory_app's two share groups).
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP. */
@@ -180,6 +181,56 @@ static json_object *group(json_object *o, const char *list, const char *name)
     return NULL;
 }
 
+/* The frame's pipeline statistics ("Pipeline Statistics": one ARB_pipeline_statistics_query
+ * query per target), per frame of the example: DRAWS quads of glDrawArrays(GL_TRIANGLES, 0, 6),
+ * each quad 0.8 x 0.8 of NDC (102 x 102 pixels of the 256 x 256 pbuffer, all inside the
+ * viewport, no depth test), no tessellation, geometry or compute shader. Exact where the GL spec
+ * fixes the count (primitives submitted, clipper input, the unused stages' zero); within bounds
+ * where it leaves it to the implementation (vertex shader invocations: a vertex cache may reuse;
+ * fragment shader invocations: helper and whole-quad invocations may be counted; clipper
+ * output), and then the same in every frame (the scene does not change). `frames` frames, of
+ * which the last ones may have no results (the program released its context first). */
+static void check_pipeline(json_object *j, int64_t frames, int64_t draws)
+{
+    const struct {
+        const char *name;
+        int64_t lo, hi;
+    } want[] = {
+        {"frames.pipeline.vertices", 6 * draws, 6 * draws},
+        {"frames.pipeline.primitives", 2 * draws, 2 * draws},
+        /* each triangle's three vertices shaded at least once; at most once per vertex */
+        {"frames.pipeline.vertex_shader_invocations", 4 * draws, 6 * draws},
+        {"frames.pipeline.tess_control_shader_patches", 0, 0},
+        {"frames.pipeline.tess_evaluation_shader_invocations", 0, 0},
+        {"frames.pipeline.geometry_shader_invocations", 0, 0},
+        {"frames.pipeline.geometry_shader_primitives_emitted", 0, 0},
+        /* at least the covered pixels (101 x 101 whatever the rounding at the edges), at most
+         * twice those of 104 x 104 (whole 2x2 quads and more at the edges) */
+        {"frames.pipeline.fragment_shader_invocations", 101 * 101 * draws, 2 * 104 * 104 * draws},
+        {"frames.pipeline.compute_shader_invocations", 0, 0},
+        {"frames.pipeline.clipping_input_primitives", 2 * draws, 2 * draws},
+        /* nothing is clipped: a clipper may still count its output otherwise (0 when it
+         * passes primitives through uncounted) */
+        {"frames.pipeline.clipping_output_primitives", 0, 2 * draws},
+    };
+    int64_t measured = get_int(j, "frames.pipeline.vertices.count");
+    assert_true(measured >= frames - 8 && measured <= frames);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s.count", want[i].name);
+        if (get_int(j, path) != measured)
+            fail_msg("%s: %lld frames, not %lld", want[i].name, (long long)get_int(j, path),
+                     (long long)measured);
+        snprintf(path, sizeof path, "%s.min", want[i].name);
+        int64_t lo = get_int(j, path);
+        snprintf(path, sizeof path, "%s.max", want[i].name);
+        int64_t hi = get_int(j, path);
+        if (lo != hi || lo < want[i].lo || lo > want[i].hi)
+            fail_msg("%s: min %lld max %lld, expected one value in [%lld, %lld]", want[i].name,
+                     (long long)lo, (long long)hi, (long long)want[i].lo, (long long)want[i].hi);
+    }
+}
+
 static void gl_frames_json(void **state)
 {
     (void)state;
@@ -202,6 +253,7 @@ static void gl_frames_json(void **state)
     /* 4 draws of 6 vertices, exactly, in every frame measured. */
     assert_int_equal(get_int(j, "frames.vertices.min"), 24);
     assert_int_equal(get_int(j, "frames.vertices.max"), 24);
+    check_pipeline(j, 60, 4);
     /* GL memory at its peak, exact: one 64x64 RGBA8 texture (16 KiB) and one 48-byte vertex
      * buffer (1 KiB: the accounting rounds each object up to whole KiB), no renderbuffer. */
     assert_int_equal(get_int(j, "gl_memory.share_groups"), 1);
@@ -264,6 +316,8 @@ static void gl_per_draw_json_csv(void **state)
     assert_int_equal(get_int(j, "draws.primitives.max"), 2);
     assert_int_equal(get_int(j, "frames.vertices.min"), 30);
     assert_int_equal(get_int(j, "frames.vertices.max"), 30);
+    /* The frame's statistics stay exact beside the draws' own queries of two of its targets. */
+    check_pipeline(j, 40, 5);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     json_object_put(j);
     free(report);
@@ -282,7 +336,7 @@ static void gl_per_draw_json_csv(void **state)
     rc = run_perfq((const char *[]){"--per-draw", "--csv", "--", gl_path, "10", "3", NULL},
                    &report);
     assert_int_equal(rc, 0);
-    int count_rows = 0, per_frame_rows = 0;
+    int count_rows = 0, per_frame_rows = 0, pipeline_rows = 0;
     for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
         int commas = 0;
@@ -293,6 +347,16 @@ static void gl_per_draw_json_csv(void **state)
             count_rows++;
             assert_int_equal(atoi(l + 12), 30);
         }
+        if (strncmp(l, "frames,primitives,", 18) == 0) {
+            pipeline_rows++;
+            /* count: the frames with results; total: 6 primitives in each */
+            char *f = l + 18;
+            int64_t n = atoll(f);
+            assert_true(n >= 10 - 8 && n <= 10);
+            f = strchr(strchr(f, ',') + 1, ',') + 1;
+            assert_int_equal(atoll(f), 6 * n);
+        }
+        pipeline_rows += strncmp(l, "frames,fragment_shader_invocations,", 35) == 0;
         if (strncmp(l, "draws,per_frame,", 16) == 0) {
             per_frame_rows++;
             /* count 10 frames, total 30 draws */
@@ -304,6 +368,7 @@ static void gl_per_draw_json_csv(void **state)
     }
     assert_int_equal(count_rows, 1);
     assert_int_equal(per_frame_rows, 1);
+    assert_int_equal(pipeline_rows, 2);
     free(report);
 }
 

@@ -57,6 +57,10 @@ enum perfq_stat_record_kind {
      * called on it), sent when the tag's total reaches a new peak: a = share group, b = tag id,
      * c = KiB, d = objects, t0 = time, name = the tag's string then (cut to 63 bytes). */
     PERFQ_STAT_GL_MEMORY_TAG = 10,
+    /* The frame's pipeline statistics (GL_ARB_pipeline_statistics_query, the "Pipeline
+     * Statistics" counters), sent just before its FRAME_GPU record where the driver has them.
+     * Laid out as struct perfq_stat_pipeline (below), not as the fields of a record. */
+    PERFQ_STAT_FRAME_PIPELINE = 11,
 };
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u
@@ -79,6 +83,38 @@ struct perfq_stat_record {
     uint64_t t0, t1, g0, g1;
     char name[64];              /* NUL-terminated, possibly truncated */
 };
+
+/* The statistics of PERFQ_STAT_FRAME_PIPELINE, in the order of ARB_pipeline_statistics_query's
+ * targets (GL_VERTICES_SUBMITTED_ARB ... GL_CLIPPING_OUTPUT_PRIMITIVES_ARB). */
+enum perfq_stat_pipeline_statistic {
+    PERFQ_STAT_PIPE_VERTICES,                   /* GL_VERTICES_SUBMITTED_ARB */
+    PERFQ_STAT_PIPE_PRIMITIVES,                 /* GL_PRIMITIVES_SUBMITTED_ARB */
+    PERFQ_STAT_PIPE_VS_INVOCATIONS,             /* GL_VERTEX_SHADER_INVOCATIONS_ARB */
+    PERFQ_STAT_PIPE_TCS_PATCHES,                /* GL_TESS_CONTROL_SHADER_PATCHES_ARB */
+    PERFQ_STAT_PIPE_TES_INVOCATIONS,            /* GL_TESS_EVALUATION_SHADER_INVOCATIONS_ARB */
+    PERFQ_STAT_PIPE_GS_INVOCATIONS,             /* GL_GEOMETRY_SHADER_INVOCATIONS */
+    PERFQ_STAT_PIPE_GS_PRIMITIVES,              /* GL_GEOMETRY_SHADER_PRIMITIVES_EMITTED_ARB */
+    PERFQ_STAT_PIPE_FS_INVOCATIONS,             /* GL_FRAGMENT_SHADER_INVOCATIONS_ARB */
+    PERFQ_STAT_PIPE_CS_INVOCATIONS,             /* GL_COMPUTE_SHADER_INVOCATIONS_ARB */
+    PERFQ_STAT_PIPE_CLIPPING_INPUT,             /* GL_CLIPPING_INPUT_PRIMITIVES_ARB */
+    PERFQ_STAT_PIPE_CLIPPING_OUTPUT,            /* GL_CLIPPING_OUTPUT_PRIMITIVES_ARB */
+    PERFQ_STAT_PIPE_COUNT
+};
+
+/* PERFQ_STAT_FRAME_PIPELINE: the same size as a record (it travels as one; copy it in and out
+ * with memcpy). mask bit i: statistic i was measured for the whole frame (value[i] is valid). */
+struct perfq_stat_pipeline {
+    uint32_t magic;
+    uint16_t kind;
+    uint16_t flags;
+    uint32_t pid;
+    uint32_t tid;
+    uint64_t context, frame, mask;
+    uint64_t value[PERFQ_STAT_PIPE_COUNT];
+    uint8_t unused[sizeof(struct perfq_stat_record) - 16 - 24 - 8 * PERFQ_STAT_PIPE_COUNT];
+};
+_Static_assert(sizeof(struct perfq_stat_pipeline) == sizeof(struct perfq_stat_record),
+               "a pipeline record travels as a record");
 
 /* The shared page: counters the layers add to atomically. */
 struct perfq_stat_page {

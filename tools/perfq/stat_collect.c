@@ -38,6 +38,22 @@ struct memory_group {
 };
 static const char *const memory_kinds[3] = {"textures", "renderbuffers", "buffers"};
 
+/* The pipeline statistics per frame (perfq_stat_pipeline_statistic order): the name in JSON and
+ * CSV, and the table's label. Vertices keep their own series ("vertices"), as before. */
+static const char *const pipe_names[PERFQ_STAT_PIPE_COUNT][2] = {
+    {"vertices", "vertices per frame"},
+    {"primitives", "primitives per frame"},
+    {"vertex_shader_invocations", "VS invocations/frame"},
+    {"tess_control_shader_patches", "TCS patches/frame"},
+    {"tess_evaluation_shader_invocations", "TES invocations/frame"},
+    {"geometry_shader_invocations", "GS invocations/frame"},
+    {"geometry_shader_primitives_emitted", "GS primitives/frame"},
+    {"fragment_shader_invocations", "FS invocations/frame"},
+    {"compute_shader_invocations", "CS invocations/frame"},
+    {"clipping_input_primitives", "clipper input/frame"},
+    {"clipping_output_primitives", "clipper output/frame"},
+};
+
 /* GL memory of one GL_NV_query_resource_tag tag at its own peak. */
 struct memory_tag {
     uint32_t pid;
@@ -66,6 +82,7 @@ struct stat_collect {
     /* frames */
     uint64_t frames, frames_gpu, frames_vertices;
     struct series cpu_ns, gpu_ns, vertices;
+    struct series pipe[PERFQ_STAT_PIPE_COUNT];   /* [0] unused: vertices above */
     struct context_key contexts[MAX_CONTEXTS];
     size_t n_contexts;
     uint64_t pids[MAX_CONTEXTS];
@@ -286,6 +303,15 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
     case PERFQ_STAT_FRAME_DRAWS:
         series_add(&c->draws_per_frame, r->c);
         break;
+    case PERFQ_STAT_FRAME_PIPELINE: {
+        /* Vertices come with FRAME_GPU (as before this record existed); the rest here. */
+        struct perfq_stat_pipeline p;
+        memcpy(&p, r, sizeof(p));
+        for (int i = 1; i < PERFQ_STAT_PIPE_COUNT; i++)
+            if (p.mask & (1u << i))
+                series_add(&c->pipe[i], p.value[i]);
+        break;
+    }
     case PERFQ_STAT_GL_CONTEXT:
     case PERFQ_STAT_CL_QUEUE:
     case PERFQ_STAT_CL_ENQUEUE:
@@ -451,6 +477,8 @@ void stat_collect_close(struct stat_collect **pc)
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
+    for (int i = 0; i < PERFQ_STAT_PIPE_COUNT; i++)
+        series_free(&c->pipe[i]);
     series_free(&c->draw_ns);
     series_free(&c->draw_vertices);
     series_free(&c->draw_primitives);
@@ -526,6 +554,11 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
             fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
                     " (%" PRIu64 " frames)\n", "vertices per frame", series_mean(&c->vertices),
                     c->vertices.min, c->vertices.max, c->frames_vertices);
+        for (int i = 1; i < PERFQ_STAT_PIPE_COUNT; i++)
+            if (c->pipe[i].count)
+                fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
+                        " (%" PRIu64 " frames)\n", pipe_names[i][1], series_mean(&c->pipe[i]),
+                        c->pipe[i].min, c->pipe[i].max, c->pipe[i].count);
     } else {
         fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
     }
@@ -616,6 +649,17 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     json_series(out, "gpu_frame_ns", &c->gpu_ns);
     fprintf(out, ", ");
     json_series(out, "vertices", &c->vertices);
+    fprintf(out, ", \"pipeline\": {");
+    int first = 1;
+    for (int i = 0; i < PERFQ_STAT_PIPE_COUNT; i++) {
+        struct series *ps = i ? &c->pipe[i] : &c->vertices;
+        if (!ps->count)
+            continue;   /* the driver does not report it: left out, never a zero */
+        fprintf(out, "%s", first ? "" : ", ");
+        json_series(out, pipe_names[i][0], ps);
+        first = 0;
+    }
+    fprintf(out, "}");
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
     if (c->per_draw) {
@@ -692,6 +736,9 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     csv_series(out, "frames", "cpu_frame_ns", &c->cpu_ns);
     csv_series(out, "frames", "gpu_frame_ns", &c->gpu_ns);
     csv_series(out, "frames", "vertices", &c->vertices);
+    for (int i = 1; i < PERFQ_STAT_PIPE_COUNT; i++)
+        if (c->pipe[i].count)
+            csv_series(out, "frames", pipe_names[i][0], &c->pipe[i]);
     if (c->per_draw) {
         fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,,\n", c->draws, c->draws_gpu);
         csv_series(out, "draws", "gpu_draw_ns", &c->draw_ns);

@@ -8,11 +8,12 @@
  *  - a FRAME record (context, index, CPU frame time) goes at once, so the frame count does not
  *    depend on GPU results arriving;
  *  - the frame's GPU timer (the layer's trustworthy timer service: the driver's timer queries
- *    where they are trustworthy, fences stamped with the CPU clock elsewhere) and its
- *    GL_VERTICES_SUBMITTED_ARB query (the query-virtualisation service, so the program's own
- *    pipeline-statistics queries stay exact) end, and the next frame's begin;
+ *    where they are trustworthy, fences stamped with the CPU clock elsewhere) and its pipeline
+ *    statistics (one query per ARB_pipeline_statistics_query target the driver runs, through
+ *    the query-virtualisation service, so the program's own queries of those targets stay
+ *    exact) end, and the next frame's begin;
  *  - ended frames wait in a ring of RING; results are read without waiting, oldest first, and
- *    sent as FRAME_GPU records; only when the ring is full does the swap wait for the oldest.
+ *    sent as FRAME_PIPELINE and FRAME_GPU records; only when the ring is full does the swap wait for the oldest.
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; without it
  * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
@@ -36,11 +37,21 @@
 
 #define RING 8
 #define CORRELATE_EVERY 64
+#define NSTATS PERFQ_STAT_PIPE_COUNT
+
+/* ARB_pipeline_statistics_query's targets, in perfq_stat_pipeline_statistic order. */
+static const GLenum stat_targets[NSTATS] = {
+    GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
+    GL_TESS_CONTROL_SHADER_PATCHES_ARB, GL_TESS_EVALUATION_SHADER_INVOCATIONS_ARB,
+    GL_GEOMETRY_SHADER_INVOCATIONS, GL_GEOMETRY_SHADER_PRIMITIVES_EMITTED_ARB,
+    GL_FRAGMENT_SHADER_INVOCATIONS_ARB, GL_COMPUTE_SHADER_INVOCATIONS_ARB,
+    GL_CLIPPING_INPUT_PRIMITIVES_ARB, GL_CLIPPING_OUTPUT_PRIMITIVES_ARB,
+};
 
 struct pending {
     struct perfq_gl_timer *timer;
     struct perfq_gl_timer *stamp;         /* timeline mode: GPU time at the frame's end */
-    struct perfq_gl_vquery *vertices;
+    struct perfq_gl_vquery *stats[NSTATS];
     uint64_t index;
 };
 
@@ -48,10 +59,10 @@ struct stat_ctx {
     struct pending ring[RING];
     unsigned head, count;
     struct perfq_gl_timer *timer;         /* the frame being rendered */
-    struct perfq_gl_vquery *vertices;
+    struct perfq_gl_vquery *stats[NSTATS];
     uint64_t frame;                       /* its index */
     uint64_t start_ns;                    /* CPU time it started */
-    int count_vertices;
+    unsigned stat_mask;                   /* bit i: the driver runs stat_targets[i] */
     uint64_t handle;
     /* timeline mode */
     int timeline;
@@ -99,25 +110,60 @@ static uint64_t stamp_to_cpu(const struct stat_ctx *s, uint64_t stamp, uint64_t 
     return 0;
 }
 
+static void free_stats(struct perfq_gl_context *ctx, struct perfq_gl_vquery **stats)
+{
+    for (int i = 0; i < NSTATS; i++) {
+        perfq_gl_vquery_free(ctx, stats[i]);
+        stats[i] = NULL;
+    }
+}
+
 static void begin_frame(struct perfq_gl_context *ctx, struct stat_ctx *s)
 {
     s->timer = NULL;
-    s->vertices = NULL;
     if (perfq_gl_timer_begin(ctx, &s->timer) != PERFQ_OK)
         s->timer = NULL;
-    if (s->count_vertices &&
-        perfq_gl_vquery_begin(ctx, GL_VERTICES_SUBMITTED_ARB, 0, &s->vertices) != PERFQ_OK)
-        s->vertices = NULL;
+    for (int i = 0; i < NSTATS; i++) {
+        s->stats[i] = NULL;
+        if (!(s->stat_mask & (1u << i)))
+            continue;
+        perfq_status_t st = perfq_gl_vquery_begin(ctx, stat_targets[i], 0, &s->stats[i]);
+        if (st != PERFQ_OK) {
+            s->stats[i] = NULL;
+            if (st == PERFQ_ESYS || st == PERFQ_ENOTSUP)
+                s->stat_mask &= ~(1u << i);   /* the driver refuses it: not asked again */
+        }
+    }
+}
+
+/* The frame's pipeline statistics: all, or NOT_READY while one is pending. */
+static perfq_status_t stats_result(struct perfq_gl_context *ctx, struct pending *p, int wait,
+                                   struct perfq_stat_pipeline *out)
+{
+    for (int i = 0; i < NSTATS; i++) {
+        if (!p->stats[i])
+            continue;
+        uint64_t v = 0;
+        perfq_status_t st = perfq_gl_vquery_result(ctx, p->stats[i], wait, &v);
+        if (st == PERFQ_NOT_READY)
+            return st;
+        if (st == PERFQ_OK) {
+            out->mask |= 1u << i;
+            out->value[i] = v;
+        }
+    }
+    return PERFQ_OK;
 }
 
 /* Sends the oldest pending frame's results if available (or wait). 1 when it went. */
 static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
 {
     struct pending *p = &s->ring[s->head];
-    uint64_t ns = 0, vertices = 0;
+    uint64_t ns = 0;
     perfq_status_t ts = p->timer ? perfq_gl_timer_result(ctx, p->timer, wait, &ns) : PERFQ_ENOTSUP;
-    perfq_status_t vs = p->vertices ? perfq_gl_vquery_result(ctx, p->vertices, wait, &vertices)
-                                    : PERFQ_ENOTSUP;
+    struct perfq_stat_pipeline pipe;
+    memset(&pipe, 0, sizeof(pipe));
+    perfq_status_t vs = stats_result(ctx, p, wait, &pipe);
     uint64_t stamp = 0;
     perfq_status_t ss = p->stamp ? perfq_gl_timer_result(ctx, p->stamp, wait, &stamp)
                                  : PERFQ_ENOTSUP;
@@ -140,14 +186,22 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
             r.t0 = err;
         }
     }
-    if (vs == PERFQ_OK) {
+    if (pipe.mask & (1u << PERFQ_STAT_PIPE_VERTICES)) {
         r.flags |= PERFQ_STAT_HAS_VERTICES;
-        r.d = vertices;
+        r.d = pipe.value[PERFQ_STAT_PIPE_VERTICES];
+    }
+    if (pipe.mask) {
+        struct perfq_stat_record pr;
+        pipe.kind = PERFQ_STAT_FRAME_PIPELINE;
+        pipe.context = s->handle;
+        pipe.frame = p->index;
+        memcpy(&pr, &pipe, sizeof(pr));
+        perfq_stat_channel_send(&pr);
     }
     perfq_stat_channel_send(&r);
     perfq_gl_timer_free(ctx, p->timer);
     perfq_gl_timer_free(ctx, p->stamp);
-    perfq_gl_vquery_free(ctx, p->vertices);
+    free_stats(ctx, p->stats);
     s->head = (s->head + 1) % RING;
     s->count--;
     return 1;
@@ -159,7 +213,9 @@ static void *created(const struct perfq_gl_scope_object *at)
     if (!s)
         return NULL;   /* this context is then not measured; the program goes on */
     s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
-    s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
+    for (int i = 0; i < NSTATS; i++)
+        if (perfq_gl_vquery_target_supported(at->ctx, stat_targets[i]))
+            s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
     if (s->timeline) {
         s->path = perfq_gl_timer_path(at->ctx);
@@ -202,14 +258,15 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
         correlate(ctx, s);
-    if (s->vertices)
-        perfq_gl_vquery_end(ctx, s->vertices);
+    for (int i = 0; i < NSTATS; i++)
+        if (s->stats[i])
+            perfq_gl_vquery_end(ctx, s->stats[i]);
     if (s->count == RING)
         drain_one(ctx, s, 1);
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
     p->stamp = stamp;
-    p->vertices = s->vertices;
+    memcpy(p->stats, s->stats, sizeof(p->stats));
     p->index = s->frame;
     s->count++;
     while (s->count && drain_one(ctx, s, 0))
@@ -233,13 +290,13 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
         struct pending *p = &s->ring[s->head];
         perfq_gl_timer_free(ctx, p->timer);
         perfq_gl_timer_free(ctx, p->stamp);
-        perfq_gl_vquery_free(ctx, p->vertices);
+        free_stats(ctx, p->stats);
         s->head = (s->head + 1) % RING;
         s->count--;
     }
     /* The commands after the last swap are no frame. */
     perfq_gl_timer_free(ctx, s->timer);
-    perfq_gl_vquery_free(ctx, s->vertices);
+    free_stats(ctx, s->stats);
     free(s);
 }
 
