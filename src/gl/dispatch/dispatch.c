@@ -10,6 +10,7 @@
 #include "gl/dispatch/dispatch.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -53,23 +54,55 @@ void *perfq_gl_real_dlopen(const char *file, int flags)
 
 /* The GL libraries by the prefix of the names they hold (glvnd sonames first). Each is looked
  * up (under resolve_lock) until the process has loaded it: RTLD_NOLOAD, so the layer loads none
- * itself, and RTLD_LOCAL so that the program's symbol scope is not changed. */
+ * itself, and RTLD_LOCAL so that the program's symbol scope is not changed. A soname that was
+ * not loaded is tried again only once the process has loaded some object since (glibc's load
+ * count, dlpi_adds): a dlopen that finds nothing still searches the library path and maps and
+ * unmaps ld.so.cache, about 0.4 ms of system time, and the table alone looks up some 200 names,
+ * most of them in sonames a program never loads (libGL.so in an EGL program): that was 0.3 s
+ * of every layered run's start on llvmpipe (docs/perfq-stat.md, the slowdown). */
 struct soname {
     const char *name;
     void *handle;
+    unsigned long long tried_at;   /* 1 + the load count of the last failed try; 0: never */
 };
-static struct soname egl_sonames[] = {{"libEGL.so.1", NULL}, {"libEGL.so", NULL}, {0}};
-static struct soname glx_sonames[] = {{"libGLX.so.0", NULL}, {"libGL.so.1", NULL},
-                                      {"libGL.so", NULL}, {0}};
-static struct soname gl_sonames[] = {{"libOpenGL.so.0", NULL}, {"libGL.so.1", NULL},
-                                     {"libGLESv2.so.2", NULL}, {"libGL.so", NULL}, {0}};
+static struct soname egl_sonames[] = {{"libEGL.so.1", NULL, 0}, {"libEGL.so", NULL, 0}, {0}};
+static struct soname glx_sonames[] = {{"libGLX.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
+                                      {"libGL.so", NULL, 0}, {0}};
+static struct soname gl_sonames[] = {{"libOpenGL.so.0", NULL, 0}, {"libGL.so.1", NULL, 0},
+                                     {"libGLESv2.so.2", NULL, 0}, {"libGL.so", NULL, 0}, {0}};
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1;   /* the count is the same in every object's info: stop at the first */
+}
+
+/* How many objects the process has loaded so far (never decreases). */
+static unsigned long long loads(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(first_object, &adds);
+    return adds;
+}
 
 static void *lookup_in_sonames(struct soname *list, const char *name)
 {
+    unsigned long long adds = 0;
+    int have_adds = 0;
     for (int i = 0; list[i].name; i++) {
-        if (!list[i].handle)
+        if (!list[i].handle) {
+            if (!have_adds) {
+                adds = loads();
+                have_adds = 1;
+            }
+            if (list[i].tried_at == adds + 1)
+                continue;   /* not loaded at the last try, and nothing was loaded since */
             list[i].handle = perfq_gl_real_dlopen(list[i].name,
                                                   RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+            if (!list[i].handle)
+                list[i].tried_at = adds + 1;
+        }
         if (list[i].handle) {
             void *p = perfq_gl_real_dlsym(list[i].handle, name);
             if (p)
