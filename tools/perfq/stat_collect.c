@@ -345,6 +345,10 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Records in one batch under which the thread naps before it looks again. */
+#define NAP_BELOW 16
+#define NAP_MS 2
+
 static void *drain(void *arg)
 {
     struct stat_collect *c = arg;
@@ -359,9 +363,18 @@ static void *drain(void *arg)
         if (rc <= 0)
             continue;
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            int got = receive(c, MSG_DONTWAIT);
+            /* Everything that is there, in one wake-up. */
+            int got, n = 0;
+            while ((got = receive(c, MSG_DONTWAIT)) > 0)
+                n++;
             if (got == 0 || (got < 0 && errno != EAGAIN))
                 break;   /* every sender is gone (or the socket failed): nothing more comes */
+            /* A trickle (a record or two per frame): nap before looking again, so that perfq
+             * is not woken, and does not wake on the program's cores, for each record; the
+             * socket buffer holds what comes meanwhile (NAP_MS of a trickle is far below it).
+             * A flood (per-draw records) is read again at once. Only the stop pipe ends a nap. */
+            if (n < NAP_BELOW && poll(&p[1], 1, NAP_MS) > 0)
+                break;
             continue;
         }
         if (p[1].revents)
