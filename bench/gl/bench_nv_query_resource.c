@@ -9,8 +9,11 @@
  * (2) glTexImage2D of 64 KiB (128x128 RGBA8, with data), the same way. Target: < 2% added.
  * (3) glQueryResourceNV(tagId -1: every tag) with 10,000 live objects and 100 tags: the size query
  *     and the write, per call. Target: < 100 us.
+ * (0) the driver against itself (A/A): the spread of the side-by-side method on this machine.
+ * (5) the driver's call and one glGetError against the call alone; (4) pieces alone; (6) the
+ *     layer's own work per call with the driver's storage work replaced by a 64 KiB copy.
  * Alternating blocks; medians of the per-block means of thread CPU time ((1), (2)) and wall time
- * ((3)). No assertions: it prints ratios.
+ * ((3)), and the median of the blocks' pair ratios. No assertions: it prints ratios.
  * Usage: bench-nv-query-resource [--gles|--core] [blocks]
  */
 #define GL_GLEXT_PROTOTYPES 1
@@ -110,9 +113,25 @@ static double block_texture_read(int calls, int read)
     return (double)(cpu_ns() - t0) / calls;
 }
 
+/* The driver against the driver: the same function in both arms, to show the method's own
+ * spread beside the figures it qualifies. */
+static double block_buffer_aa(int calls, int arm)
+{
+    (void)arm;
+    return block_buffer(calls, 0);
+}
+
+static double block_texture_aa(int calls, int arm)
+{
+    (void)arm;
+    return block_texture(calls, 0);
+}
+
+/* Blocks in pairs, alternating which arm runs first; the ratio of the medians and the median of
+ * the pairs' ratios (the second is less moved by load that changes between blocks). */
 static void side_by_side(const char *what, double (*block)(int, int), int calls, int blocks)
 {
-    double w[MAX_BLOCKS], r[MAX_BLOCKS];
+    double w[MAX_BLOCKS], r[MAX_BLOCKS], q[MAX_BLOCKS];
     block(calls / 4, 0);
     block(calls / 4, 1);
     for (int b = 0; b < blocks; b++) {
@@ -123,14 +142,102 @@ static void side_by_side(const char *what, double (*block)(int, int), int calls,
             w[b] = block(calls, 1);
             r[b] = block(calls, 0);
         }
+        q[b] = w[b] / r[b];
     }
+    double mq = median(q, blocks);
     double mr = median(r, blocks), mw = median(w, blocks);
-    printf("%s driver %9.1f ns/call, %s %9.1f ns/call: ratio %.4f, %s %.2f%%\n", what, mr,
-           block == block_buffer || block == block_texture ? "through the layer"
-                                                           : "with one glGetError",
-           mw, mw / mr,
-           block == block_buffer || block == block_texture ? "the layer adds (target < 2%)"
-                                                           : "the read adds", (mw - mr) / mr * 100.0);
+    const char *arm = block == block_buffer || block == block_texture ? "through the layer"
+                    : block == block_buffer_aa || block == block_texture_aa ? "the driver again"
+                    : "with one glGetError";
+    const char *adds = block == block_buffer || block == block_texture
+                           ? "the layer adds (target < 2%)"
+                       : block == block_buffer_aa || block == block_texture_aa
+                           ? "A/A (the method's spread)"
+                           : "the read adds";
+    printf("%s driver %9.1f ns/call, %s %9.1f ns/call: ratio %.4f, %s %+.2f%% (median of pair"
+           " ratios %+.2f%%)\n", what, mr, arm, mw, mw / mr, adds, (mw - mr) / mr * 100.0,
+           (mq - 1) * 100.0);
+}
+
+/* (6) The layer's own work per call, without the driver's storage work: the driver's
+ * glBufferData / glTexImage2D in the table is replaced by a function that only copies the 64 KiB
+ * (as a driver does: the copy evicts the layer's data from the L1 cache, as the real call does),
+ * so the wrapper's time over the stub's is what the layer adds (dispatch, the driver's
+ * glGetError, naming the object, the accounting). Side by side, thread CPU time; the driver's
+ * glGetError stays real. The figure to set against (1) and (2): the layer's ns over the driver's
+ * call's ns. */
+static unsigned char stub_store[sizeof pixels];
+static void stub_buffer_data(GLenum t, GLsizeiptr s, const void *d, GLenum u)
+{
+    (void)t, (void)u;
+    memcpy(stub_store, d, (size_t)s);
+    __asm__ __volatile__("" : : "r"(stub_store) : "memory");
+}
+static void stub_tex_image_2d(GLenum t, GLint l, GLint i, GLsizei w, GLsizei h, GLint b, GLenum f,
+                              GLenum ty, const void *p)
+{
+    (void)t, (void)l, (void)i, (void)b, (void)f, (void)ty;
+    memcpy(stub_store, p, (size_t)w * (size_t)h * 4);
+    __asm__ __volatile__("" : : "r"(stub_store) : "memory");
+}
+
+static double block_buffer_stub(int calls, int wrapped)
+{
+    PFNGLBUFFERDATAPROC fn = wrapped ? glBufferData : stub_buffer_data;
+    uint64_t t0 = cpu_ns();
+    for (int i = 0; i < calls; i++)
+        fn(GL_ARRAY_BUFFER, sizeof pixels, pixels, GL_STREAM_DRAW);
+    return (double)(cpu_ns() - t0) / calls;
+}
+
+static double block_texture_stub(int calls, int wrapped)
+{
+    t_teximage2d fn = wrapped ? glTexImage2D : stub_tex_image_2d;
+    uint64_t t0 = cpu_ns();
+    for (int i = 0; i < calls; i++)
+        fn(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    return (double)(cpu_ns() - t0) / calls;
+}
+
+/* Many short pairs, alternating which runs first; the median of the pairs' differences (a
+ * pair runs within a millisecond or two, so the machine's load changes little inside one). */
+static void layer_alone(const char *what, double (*block)(int, int), int blocks)
+{
+    enum { CALLS = 1000, PAIRS_PER_BLOCK = 8 };
+    static double d[MAX_BLOCKS * PAIRS_PER_BLOCK], r[MAX_BLOCKS * PAIRS_PER_BLOCK];
+    int n = blocks * PAIRS_PER_BLOCK;
+    block(CALLS, 1);
+    for (int b = 0; b < n; b++) {
+        double x, y;
+        if (b % 2) {
+            x = block(CALLS, 0);
+            y = block(CALLS, 1);
+        } else {
+            y = block(CALLS, 1);
+            x = block(CALLS, 0);
+        }
+        d[b] = y - x;
+        r[b] = x;
+    }
+    printf("(6) %s the layer's own work: %.1f ns/call (median of %d pairs; the stub %.1f ns)\n",
+           what, median(d, n), n, median(r, n));
+}
+
+static void bench_layer_alone(int blocks)
+{
+    /* Real table entries swapped for stubs while (6) runs, then put back. */
+    struct perfq_gl_dispatch *table = (struct perfq_gl_dispatch *)perfq_gl_dispatch();
+    PFNGLBUFFERDATAPROC bd = table->glBufferData;
+    t_teximage2d ti = table->glTexImage2D;
+    /* The object has storage first, as in (1) and (2): re-specification. */
+    glBufferData(GL_ARRAY_BUFFER, sizeof pixels, pixels, GL_STREAM_DRAW);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    table->glBufferData = stub_buffer_data;
+    table->glTexImage2D = stub_tex_image_2d;
+    layer_alone("glBufferData 64 KiB ", block_buffer_stub, blocks);
+    layer_alone("glTexImage2D 64 KiB ", block_texture_stub, blocks);
+    table->glBufferData = bd;
+    table->glTexImage2D = ti;
 }
 
 /* (4) Pieces, alone: the driver's glGetError (the layer reads it once after a storage call to
@@ -226,9 +333,12 @@ int main(int argc, char **argv)
     glBindTexture(GL_TEXTURE_2D, texture);
     side_by_side("(1) glBufferData 64 KiB ", block_buffer, 2000, blocks);
     side_by_side("(2) glTexImage2D 64 KiB ", block_texture, 1000, blocks);
+    side_by_side("(0) glBufferData 64 KiB ", block_buffer_aa, 2000, blocks);
+    side_by_side("(0) glTexImage2D 64 KiB ", block_texture_aa, 1000, blocks);
     side_by_side("(5) glBufferData 64 KiB ", block_buffer_read, 2000, blocks);
     side_by_side("(5) glTexImage2D 64 KiB ", block_texture_read, 1000, blocks);
     bench_pieces();
+    bench_layer_alone(blocks);
     bench_query(blocks);
     gl.glDeleteBuffers(1, &buffer);
     glDeleteTextures(1, &texture);

@@ -488,6 +488,105 @@ static void test_respecify_and_refused_calls(void **state)
     expect_type(OBJ_TEXTURE, 0, 0);
 }
 
+/* The observer's fast path (nv_query_resource_observe.c): a context re-specifying an object
+ * with the same storage as its last call skips the table while no object of the share group
+ * changed since. Every way the skip could go stale is exercised: another context of the group
+ * changing the same object between two identical calls, a new tag, a deletion and a new object
+ * of the same name, another level of a texture. */
+static void test_respecify_fast_path(void **state)
+{
+    (void)state;
+    EGLContext a = test_ctx;
+    GLuint x = buffer(4 * MIB);
+    gl.glBufferData(GL_ARRAY_BUFFER, 4 * MIB, NULL, GL_STREAM_DRAW);
+    gl.glBufferData(GL_ARRAY_BUFFER, 4 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 4096);
+    /* another context of the group sets the same buffer to 1 MiB ... */
+    EGLContext b = make_context(a);
+    assert_true(b != EGL_NO_CONTEXT);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, x);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* ... so a's call identical to its last one is a change again */
+    make_current(a);
+    gl.glBufferData(GL_ARRAY_BUFFER, 4 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 4096);
+    /* and b's identical to its own last one too */
+    make_current(b);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    make_current(a);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, x);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* the same call under a tag moves the buffer to it */
+    GLint tg = 0;
+    f.gen(1, &tg);
+    f.tag(tg, "streaming");
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    struct rep r;
+    query(tg, &r);
+    assert_int_equal(r.d.n_tags, 1);
+    assert_int_equal(r.d.tags[0].allocs, 1);
+    assert_int_equal(r.d.tags[0].kib, 1024);
+    rep_free(&r);
+    f.tag(0, NULL);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    query(tg, &r);
+    assert_int_equal(r.d.tags[0].allocs, 0);
+    rep_free(&r);
+    /* deleted, and a new buffer (of the same name where the driver reuses it) given the same
+     * storage: counted (b unbinds it first: a buffer deleted while bound in another context
+     * lives on there, and llvmpipe never frees it when that context is destroyed) */
+    make_current(b);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, 0);
+    make_current(a);
+    gl.glDeleteBuffers(1, &x);
+    expect_type(OBJ_BUFFER, 0, 0);
+    GLuint y = buffer(1 * MIB);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1 * MIB, NULL, GL_STREAM_DRAW);
+    expect_type(OBJ_BUFFER, 1, 1024);
+    /* textures: the same image again, another level, the first again */
+    GLuint t = texture_2d(128, 128);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 64);
+    f.tex_image_2d(GL_TEXTURE_2D, 1, GL_RGBA8, 64, 64, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 80);
+    /* b changes level 0 between a's identical calls */
+    make_current(b);
+    f.bind_texture(GL_TEXTURE_2D, t);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 256 + 16);
+    make_current(a);
+    f.tex_image_2d(GL_TEXTURE_2D, 0, GL_RGBA8, 128, 128, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    expect_type(OBJ_TEXTURE, 1, 80);
+    /* renderbuffers */
+    GLuint rb = renderbuffer(512, 512);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 512, 512);
+    expect_type(OBJ_RENDERBUFFER, 1, 1024);
+    make_current(b);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, rb);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 256, 256);
+    make_current(a);
+    gl.glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 512, 512);
+    expect_type(OBJ_RENDERBUFFER, 1, 1024);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    make_current(b);                                    /* unbound in b before they are deleted */
+    f.bind_texture(GL_TEXTURE_2D, 0);
+    gl.glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    make_current(a);
+    gl.glDeleteBuffers(1, &y);
+    f.delete_textures(1, &t);
+    gl.glDeleteRenderbuffers(1, &rb);
+    eglDestroyContext(dpy, b);
+    expect_type(OBJ_BUFFER, 0, 0);
+    expect_type(OBJ_TEXTURE, 0, 0);
+    expect_type(OBJ_RENDERBUFFER, 0, 0);
+}
+
 /* The layer reads the driver's error flag once after a repeatable storage call
  * (docs/nv-query-resource.md, "The error check"): with an earlier error still pending (the
  * driver's or one the layer holds for the program), a call the driver accepts is counted and one
@@ -1246,6 +1345,7 @@ int main(int argc, char **argv)
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_respecify_and_refused_calls, setup_each,
                                         teardown_each),
+        cmocka_unit_test_setup_teardown(test_respecify_fast_path, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_error_pending_at_storage_call, setup_each,
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_bindings_tracked, setup_each, teardown_each),

@@ -299,6 +299,55 @@ static void test_respecify_orphan_delete(void **state)
     perfq_nvres_group_free(g);
 }
 
+/* The generation (the observer's fast path): every change of an object raises it and the
+ * change returns the new value; reports, totals and tags leave it. */
+static void test_generation(void **state)
+{
+    (void)state;
+    struct perfq_nvres_group *g = perfq_nvres_group_new();
+    assert_int_equal(perfq_nvres_group_generation(g), 0);
+    uint64_t g1 = perfq_nvres_buffer_storage(g, 1, 4 * MIB, 0);
+    assert_true(g1 > 0);
+    assert_int_equal(perfq_nvres_group_generation(g), g1);
+    uint64_t g2 = perfq_nvres_buffer_storage(g, 1, 4 * MIB, 0);     /* the same again: a change */
+    assert_true(g2 > g1);
+    uint64_t g3 = perfq_nvres_renderbuffer_storage(g, 1, MIB, 0);
+    assert_true(g3 > g2);
+    struct perfq_nvres_format f;
+    assert_true(perfq_nvres_format_lookup(GL_RGBA8, 0, 0, &f));
+    uint64_t g4 = perfq_nvres_texture_image(g, 5, -1, 0, 64 * 1024, &f, PERFQ_NVRES_SHAPE_2D,
+                                            128, 128, 1, 0);
+    assert_true(g4 > g3);
+    assert_int_equal(perfq_nvres_texture_image(g, 5, -1, 99, 1, &f, PERFQ_NVRES_SHAPE_2D, 1, 1,
+                                               1, 0), 0);          /* no such level: no change */
+    assert_int_equal(perfq_nvres_group_generation(g), g4);
+    int32_t id = 0;
+    assert_int_equal(perfq_nvres_tags_gen(g, 1, &id), PERFQ_OK);
+    assert_int_equal(perfq_nvres_tag_set(g, id, "t"), PERFQ_OK);
+    int32_t buf[64];
+    perfq_nvres_group_report(g, -1, 0, buf, 64);
+    assert_int_equal(perfq_nvres_group_generation(g), g4);
+    uint64_t before = g4;
+    perfq_nvres_texture_generate_mipmap(g, 5, 0);
+    assert_true(perfq_nvres_group_generation(g) > before);
+    before = perfq_nvres_group_generation(g);
+    perfq_nvres_texture_view(g, 6, 5);
+    assert_true(perfq_nvres_group_generation(g) > before);
+    before = perfq_nvres_group_generation(g);
+    perfq_nvres_texture_storage(g, 7, &f, PERFQ_NVRES_SHAPE_2D, 1, 4, 4, 1, 0, 0);
+    assert_true(perfq_nvres_group_generation(g) > before);
+    before = perfq_nvres_group_generation(g);
+    perfq_nvres_texture_buffer(g, 7);
+    assert_true(perfq_nvres_group_generation(g) > before);
+    before = perfq_nvres_group_generation(g);
+    perfq_nvres_delete(g, PERFQ_NVRES_BUFFER, 1);
+    assert_true(perfq_nvres_group_generation(g) > before);
+    before = perfq_nvres_group_generation(g);
+    perfq_nvres_delete(g, PERFQ_NVRES_BUFFER, 1);                   /* unknown now: nothing */
+    assert_int_equal(perfq_nvres_group_generation(g), before);
+    perfq_nvres_group_free(g);
+}
+
 static void test_views_and_buffer_textures(void **state)
 {
     (void)state;
@@ -621,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_issue_examples),
         cmocka_unit_test(test_shapes_in_engine),
         cmocka_unit_test(test_respecify_orphan_delete),
+        cmocka_unit_test(test_generation),
         cmocka_unit_test(test_views_and_buffer_textures),
         cmocka_unit_test(test_table_stress),
         cmocka_unit_test(test_tag_ids),

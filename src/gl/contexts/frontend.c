@@ -17,6 +17,14 @@ static const struct perfq_gl_frontend *frontends[PERFQ_GL_MAX_FRONTENDS];
 static int n_frontends;             /* published with release; read with acquire */
 static void *process_data[PERFQ_GL_MAX_FRONTENDS];
 int perfq_gl_observing;             /* PERFQ_GL_OBSERVE_* of every registered front end */
+/* The object observers alone, packed (written before n_object_observers is published, like the
+ * registry): a storage call follows one short array instead of every front end's struct, which a
+ * 64 KiB upload has just evicted from the cache (bench-nv-query-resource (6)). */
+static struct {
+    void (*fn)(struct perfq_gl_context *, void *, const struct perfq_gl_object_call *);
+    int id;
+} object_observers[PERFQ_GL_MAX_FRONTENDS];
+static int n_object_observers;      /* published with release; read with acquire */
 
 int perfq_gl_frontend_count(void)
 {
@@ -54,6 +62,12 @@ int perfq_gl_register_frontend(const struct perfq_gl_frontend *fe)
     }
     __atomic_fetch_or(&perfq_gl_observing, observe, __ATOMIC_RELEASE);
     __atomic_store_n(&n_frontends, id + 1, __ATOMIC_RELEASE);
+    if (fe->observers && fe->observers->object) {
+        int k = n_object_observers;
+        object_observers[k].fn = fe->observers->object;
+        object_observers[k].id = id;
+        __atomic_store_n(&n_object_observers, k + 1, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&register_lock);
     return id;
 }
@@ -144,12 +158,10 @@ uint64_t perfq_gl_frontends_live_objects(void)
 
 void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call)
 {
-    int n = perfq_gl_frontend_count();
-    for (int i = 0; i < n; i++) {
-        const struct perfq_gl_observers *o = frontends[i]->observers;
-        if (o && o->object)
-            o->object(&c->pub, perfq_gl_frontend_data(i, &c->pub), call);
-    }
+    int n = __atomic_load_n(&n_object_observers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        object_observers[i].fn(&c->pub, perfq_gl_frontend_data(object_observers[i].id, &c->pub),
+                               call);
 }
 
 void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)

@@ -29,9 +29,6 @@ struct nv_group {
     struct nv_group *next;                  /* in the list of live groups (groups_lock) */
 };
 
-struct nv_ctx {
-    int32_t current_tag;                    /* QueryResourceTagNV: 0 = tagging off */
-};
 
 static int group_fe = -1, context_fe = -1;
 static int passthrough;                     /* PERFQ_NV_QUERY_RESOURCE=driver */
@@ -44,7 +41,7 @@ static struct nv_group *group_of(struct perfq_gl_context *ctx)
     return ctx ? perfq_gl_frontend_data(group_fe, ctx) : NULL;
 }
 
-static struct nv_ctx *nv(struct perfq_gl_context *ctx)
+static struct perfq_nv_context_state *nv(struct perfq_gl_context *ctx)
 {
     return ctx ? perfq_gl_frontend_data(context_fe, ctx) : NULL;
 }
@@ -60,9 +57,14 @@ struct perfq_nvres_group *perfq_nv_query_resource_group(struct perfq_gl_context 
     return g ? g->acc : NULL;
 }
 
+struct perfq_nv_context_state *perfq_nv_query_resource_context(struct perfq_gl_context *ctx)
+{
+    return nv(ctx);
+}
+
 int32_t perfq_nv_query_resource_current_tag(struct perfq_gl_context *ctx)
 {
-    struct nv_ctx *n = nv(ctx);
+    struct perfq_nv_context_state *n = nv(ctx);
     return n ? n->current_tag : 0;
 }
 
@@ -130,7 +132,7 @@ static void group_destroyed(const struct perfq_gl_scope_object *at, void *data, 
 static void *context_created(const struct perfq_gl_scope_object *at)
 {
     (void)at;
-    return calloc(1, sizeof(struct nv_ctx));
+    return calloc(1, sizeof(struct perfq_nv_context_state));
 }
 
 static void context_destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
@@ -222,7 +224,7 @@ PERFQ_GL_EXPORT void glGenQueryResourceTagNV(GLsizei n, GLint *tagIds)
         driver_gen(n, tagIds);
         return;
     }
-    struct nv_ctx *c = nv(ctx);
+    struct perfq_nv_context_state *c = nv(ctx);
     struct nv_group *g = group_of(ctx);
     if (!c || !g)
         return;
@@ -243,7 +245,7 @@ PERFQ_GL_EXPORT void glDeleteQueryResourceTagNV(GLsizei n, const GLint *tagIds)
         driver_delete(n, tagIds);
         return;
     }
-    struct nv_ctx *c = nv(ctx);
+    struct perfq_nv_context_state *c = nv(ctx);
     struct nv_group *g = group_of(ctx);
     if (!c || !g)
         return;
@@ -266,7 +268,7 @@ PERFQ_GL_EXPORT void glQueryResourceTagNV(GLint tagId, const GLchar *tagString)
         driver_tag(tagId, tagString);
         return;
     }
-    struct nv_ctx *c = nv(ctx);
+    struct perfq_nv_context_state *c = nv(ctx);
     struct nv_group *g = group_of(ctx);
     if (!c || !g)
         return;

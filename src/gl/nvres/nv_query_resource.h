@@ -18,6 +18,23 @@ struct perfq_nvres_group *perfq_nv_query_resource_table(void *group_data);
 struct perfq_nvres_group *perfq_nv_query_resource_group(struct perfq_gl_context *ctx);
 /* The context's current tag (glQueryResourceTagNV; 0 = tagging off). */
 int32_t perfq_nv_query_resource_current_tag(struct perfq_gl_context *ctx);
+/* A context's state (CONTEXT-scope front-end data): its current tag, and the last storage call
+ * its observer applied to the share group's table, for the observer's fast path
+ * (nv_query_resource_observe.c): a call that sets the same object to the same storage under the
+ * same tag, while no object of the group changed since (the group's generation), changes
+ * nothing and skips the table. */
+struct perfq_nv_last_storage {
+    uint64_t generation;                /* the group's, returned by that change; 0: none */
+    GLuint object;
+    int32_t tag;
+    struct perfq_gl_object_call call;   /* its fields that size the storage */
+};
+struct perfq_nv_context_state {
+    int32_t current_tag;                /* 0 = tagging off */
+    struct perfq_nv_last_storage last;
+};
+/* NULL before the context's first make-current. */
+struct perfq_nv_context_state *perfq_nv_query_resource_context(struct perfq_gl_context *ctx);
 /* The object observer (nv_query_resource_observe.c): storage calls into the share group's table. */
 void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
                                      const struct perfq_gl_object_call *call);

@@ -127,26 +127,78 @@ static int format_lookup(GLenum internalformat, GLenum format, GLenum type,
     return last.known;
 }
 
-static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_group *acc,
-                             const struct perfq_gl_object_call *c, GLuint t, int32_t tag)
+/* ---- the fast path -----------------------------------------------------------------------
+ * A streaming program re-specifies the same object with the same storage call after call
+ * (glBufferData orphaning, a video frame's glTexImage2D). Such a call changes nothing in the
+ * table when this context's last applied call set the same object to the same storage under the
+ * same tag and no object of the share group changed since (its generation still reads what that
+ * change returned: any change by any context raises it, under the table's lock): each update
+ * sets state from its arguments alone (a buffer's or renderbuffer's bytes and tag; one image of a
+ * texture, its tag and level 0's format), so applying it again leaves the state it left. The
+ * call then costs no lock, no lookup and no level sum; the totals stay exact. Only the calls
+ * whose update depends on nothing but their arguments and the named object take it: buffer
+ * data, single-sample renderbuffer storage, one texture image (TexImage*, CompressedTexImage*,
+ * CopyTexImage*); not immutable storage (GL refuses it twice), multisample renderbuffers (the
+ * driver's sample count is asked), views, mipmaps, deletes. */
+static int fast_path_kind(const struct perfq_gl_object_call *c)
+{
+    if (c->event != PERFQ_GL_OBJECT_ALLOCATE)
+        return 0;
+    if (c->kind == PERFQ_GL_OBJECT_RENDERBUFFER)
+        return c->samples == 0;
+    return c->kind == PERFQ_GL_OBJECT_BUFFER || !c->replaces_storage;
+}
+
+static int same_storage(const struct perfq_gl_object_call *a, const struct perfq_gl_object_call *b)
+{
+    return a->kind == b->kind && a->event == b->event && a->target == b->target &&
+           a->size == b->size && a->level == b->level && a->levels == b->levels &&
+           a->internalformat == b->internalformat && a->width == b->width &&
+           a->height == b->height && a->depth == b->depth && a->samples == b->samples &&
+           a->format == b->format && a->type == b->type &&
+           a->replaces_storage == b->replaces_storage;
+}
+
+static int unchanged(const struct perfq_nv_context_state *st, struct perfq_nvres_group *acc,
+                     const struct perfq_gl_object_call *c, GLuint obj, int32_t tag)
+{
+    const struct perfq_nv_last_storage *l = &st->last;
+    return l->generation != 0 && l->object == obj && l->tag == tag && same_storage(&l->call, c) &&
+           perfq_nvres_group_generation(acc) == l->generation;
+}
+
+static void remember(struct perfq_nv_context_state *st, const struct perfq_gl_object_call *c,
+                     GLuint obj, int32_t tag, uint64_t generation)
+{
+    st->last.generation = generation;
+    st->last.object = obj;
+    st->last.tag = tag;
+    st->last.call = *c;
+    st->last.call.function = NULL;      /* not kept: only the sizing fields are compared */
+    st->last.call.names = NULL;
+}
+
+/* Returns the group's generation after the change, or 0 (nothing applied, or not one image). */
+static uint64_t texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_group *acc,
+                                 const struct perfq_gl_object_call *c, GLuint t, int32_t tag)
 {
     if (c->width < 0 || c->height < 0 || c->depth < 0 || c->samples < 0)
-        return;
+        return 0;
     struct perfq_nvres_format f;
     /* Immutable and multisample storage replace every image; TexImage-style calls set one. */
     if (c->replaces_storage) {
         if (!format_lookup(c->internalformat, 0, 0, &f))
-            return;
+            return 0;
         /* TextureStorage* names no target; the EXT_direct_state_access forms do. */
         GLenum target = c->target ? c->target : texture_target(ctx, acc, t);
         perfq_nvres_texture_storage(acc, t, &f, perfq_nvres_target_shape(target), c->levels,
                                     (uint64_t)c->width, (uint64_t)c->height,
                                     (uint64_t)c->depth, (uint64_t)c->samples, tag);
-        return;
+        return 0;
     }
     perfq_nvres_shape_t shape = perfq_nvres_target_shape(c->target);
     if (shape == PERFQ_NVRES_SHAPE_NONE)
-        return;
+        return 0;
     int known = format_lookup(c->internalformat, c->format, c->type, &f);
     uint64_t bytes;
     if (c->size >= 0)
@@ -155,11 +207,12 @@ static void texture_allocate(struct perfq_gl_context *ctx, struct perfq_nvres_gr
         bytes = perfq_nvres_image_bytes(&f, (uint64_t)c->width, (uint64_t)c->height,
                                         (uint64_t)c->depth, 1);
     else
-        return;                             /* a format no table knows: left out */
+        return 0;                           /* a format no table knows: left out */
     int face = c->target >= GL_TEXTURE_CUBE_MAP_POSITIVE_X &&
                c->target <= GL_TEXTURE_CUBE_MAP_NEGATIVE_Z ? perfq_nvres_cube_face(c->target) : -1;
-    perfq_nvres_texture_image(acc, t, face, c->level, bytes, known ? &f : NULL, shape,
-                              (uint64_t)c->width, (uint64_t)c->height, (uint64_t)c->depth, tag);
+    return perfq_nvres_texture_image(acc, t, face, c->level, bytes, known ? &f : NULL, shape,
+                                     (uint64_t)c->width, (uint64_t)c->height, (uint64_t)c->depth,
+                                     tag);
 }
 
 void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
@@ -191,24 +244,29 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
     GLuint obj = object_of(ctx, c);
     if (!obj)
         return;
-    int32_t tag = perfq_nv_query_resource_current_tag(ctx);
+    struct perfq_nv_context_state *st = perfq_nv_query_resource_context(ctx);
+    int32_t tag = st ? st->current_tag : 0;
+    int fast = st && fast_path_kind(c);
+    if (fast && unchanged(st, acc, c, obj, tag))
+        return;                             /* the same storage again: nothing changes */
+    uint64_t generation = 0;
     switch (c->event) {
     case PERFQ_GL_OBJECT_ALLOCATE:
         if (c->kind == PERFQ_GL_OBJECT_BUFFER) {
             if (c->size >= 0)
-                perfq_nvres_buffer_storage(acc, obj, (uint64_t)c->size, tag);
+                generation = perfq_nvres_buffer_storage(acc, obj, (uint64_t)c->size, tag);
         } else if (c->kind == PERFQ_GL_OBJECT_RENDERBUFFER) {
             struct perfq_nvres_format f;
             if (c->width < 0 || c->height < 0 ||
                 !format_lookup(c->internalformat, 0, 0, &f))
                 return;
             GLsizei samples = renderbuffer_samples(ctx, c, obj);
-            perfq_nvres_renderbuffer_storage(
+            generation = perfq_nvres_renderbuffer_storage(
                 acc, obj, perfq_nvres_image_bytes(&f, (uint64_t)c->width, (uint64_t)c->height, 1,
                                                   (uint64_t)(samples > 0 ? samples : 0)),
                 tag);
         } else {
-            texture_allocate(ctx, acc, c, obj, tag);
+            generation = texture_allocate(ctx, acc, c, obj, tag);
         }
         break;
     case PERFQ_GL_OBJECT_VIEW:
@@ -232,5 +290,9 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
     default:
         break;
     }
+    if (st)
+        st->last.generation = 0;            /* until remembered below */
+    if (fast && generation)
+        remember(st, c, obj, tag, generation);
     perfq_nvres_stat_changed(acc);
 }

@@ -42,6 +42,9 @@ struct perfq_nvres_group {
     struct tag *tags;               /* indexed by id; [0] unused */
     size_t tags_cap;
     int32_t next_tag;
+    /* Bumped (under the lock) by every change of an object; read without the lock by
+     * perfq_nvres_group_generation. */
+    uint64_t generation;
 };
 
 #define TAG_UNUSED (-2)
@@ -77,6 +80,19 @@ void perfq_nvres_group_free(struct perfq_nvres_group *g)
     free(g->tags);
     pthread_mutex_destroy(&g->lock);
     free(g);
+}
+
+/* Under the lock, after a change of an object: the new generation. */
+static uint64_t changed(struct perfq_nvres_group *g)
+{
+    uint64_t v = g->generation + 1;
+    __atomic_store_n(&g->generation, v, __ATOMIC_RELEASE);
+    return v;
+}
+
+uint64_t perfq_nvres_group_generation(struct perfq_nvres_group *g)
+{
+    return __atomic_load_n(&g->generation, __ATOMIC_ACQUIRE);
 }
 
 /* ---- the object table ---- */
@@ -229,13 +245,14 @@ static int texture_images(struct object *o, int faces)
 
 /* ---- textures ---- */
 
-void perfq_nvres_texture_image(struct perfq_nvres_group *g, uint32_t name, int face, int level,
-                               uint64_t bytes, const struct perfq_nvres_format *fmt,
-                               perfq_nvres_shape_t shape, uint64_t w, uint64_t h, uint64_t d,
-                               int32_t tag)
+uint64_t perfq_nvres_texture_image(struct perfq_nvres_group *g, uint32_t name, int face, int level,
+                                   uint64_t bytes, const struct perfq_nvres_format *fmt,
+                                   perfq_nvres_shape_t shape, uint64_t w, uint64_t h, uint64_t d,
+                                   int32_t tag)
 {
     if (level < 0 || level >= PERFQ_NVRES_MAX_LEVELS || face < -1 || face > 5)
-        return;
+        return 0;
+    uint64_t gen = 0;
     pthread_mutex_lock(&g->lock);
     struct object *o = get(g, PERFQ_NVRES_TEXTURE, name);
     if (o) {
@@ -259,10 +276,12 @@ void perfq_nvres_texture_image(struct perfq_nvres_group *g, uint32_t name, int f
                 o->base_h = h;
                 o->base_d = d;
             }
+            gen = changed(g);
         }
         account(g, o, 1);
     }
     pthread_mutex_unlock(&g->lock);
+    return gen;
 }
 
 void perfq_nvres_texture_storage(struct perfq_nvres_group *g, uint32_t name,
@@ -295,6 +314,7 @@ void perfq_nvres_texture_storage(struct perfq_nvres_group *g, uint32_t name,
             o->base_h = h;
             o->base_d = d;
         }
+        changed(g);
         account(g, o, 1);
     }
     pthread_mutex_unlock(&g->lock);
@@ -328,6 +348,7 @@ void perfq_nvres_texture_generate_mipmap(struct perfq_nvres_group *g, uint32_t n
         }
         recompute_texture_bytes(o);
         o->tag = tag;
+        changed(g);
         account(g, o, 1);
     }
     pthread_mutex_unlock(&g->lock);
@@ -351,6 +372,7 @@ void perfq_nvres_texture_view(struct perfq_nvres_group *g, uint32_t name, uint32
         o->view_of = origin;
         if (orig)
             orig->views++;
+        changed(g);
     }
     pthread_mutex_unlock(&g->lock);
 }
@@ -359,8 +381,10 @@ void perfq_nvres_texture_created(struct perfq_nvres_group *g, uint32_t name, uin
 {
     pthread_mutex_lock(&g->lock);
     struct object *o = get(g, PERFQ_NVRES_TEXTURE, name);
-    if (o)
+    if (o) {
         o->target = target;
+        changed(g);
+    }
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -383,15 +407,17 @@ void perfq_nvres_texture_buffer(struct perfq_nvres_group *g, uint32_t name)
             memset(o->images, 0, (size_t)o->faces * PERFQ_NVRES_MAX_LEVELS * sizeof *o->images);
         o->bytes = 0;
         o->has_base = 0;
+        changed(g);
     }
     pthread_mutex_unlock(&g->lock);
 }
 
 /* ---- renderbuffers, buffers ---- */
 
-static void set_bytes(struct perfq_nvres_group *g, uint8_t type, uint32_t name, uint64_t bytes,
-                      int32_t tag)
+static uint64_t set_bytes(struct perfq_nvres_group *g, uint8_t type, uint32_t name,
+                          uint64_t bytes, int32_t tag)
 {
+    uint64_t gen = 0;
     pthread_mutex_lock(&g->lock);
     struct object *o = get(g, type, name);
     if (o) {
@@ -399,20 +425,22 @@ static void set_bytes(struct perfq_nvres_group *g, uint8_t type, uint32_t name, 
         o->bytes = bytes;
         o->tag = tag;
         account(g, o, 1);
+        gen = changed(g);
     }
     pthread_mutex_unlock(&g->lock);
+    return gen;
 }
 
-void perfq_nvres_renderbuffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
-                                      int32_t tag)
+uint64_t perfq_nvres_renderbuffer_storage(struct perfq_nvres_group *g, uint32_t name,
+                                          uint64_t bytes, int32_t tag)
 {
-    set_bytes(g, PERFQ_NVRES_RENDERBUFFER, name, bytes, tag);
+    return set_bytes(g, PERFQ_NVRES_RENDERBUFFER, name, bytes, tag);
 }
 
-void perfq_nvres_buffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
-                                int32_t tag)
+uint64_t perfq_nvres_buffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
+                                    int32_t tag)
 {
-    set_bytes(g, PERFQ_NVRES_BUFFER, name, bytes, tag);
+    return set_bytes(g, PERFQ_NVRES_BUFFER, name, bytes, tag);
 }
 
 /* A texture with views is deleted: GL keeps the storage alive for the views (GL 4.6 section
@@ -468,6 +496,7 @@ void perfq_nvres_delete(struct perfq_nvres_group *g, perfq_nvres_type_t type, ui
         object_free(o);
         if (heir)
             account(g, heir, 1);
+        changed(g);
     }
     pthread_mutex_unlock(&g->lock);
 }

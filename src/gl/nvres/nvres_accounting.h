@@ -44,12 +44,15 @@ void perfq_nvres_group_free(struct perfq_nvres_group *g);
 
 /* ---- Textures ---- */
 /* One image (face, level) of texture `name` now holds `bytes` (TexImage*, CompressedTexImage*,
- * CopyTexImage*). face: 0..5 for a cube map face target, -1 for every other target. `fmt` and the dimensions are kept for level 0 so that GenerateMipmap can size
- * the chain; fmt may be NULL (a compressed upload sized by imageSize). */
-void perfq_nvres_texture_image(struct perfq_nvres_group *g, uint32_t name, int face, int level,
-                               uint64_t bytes, const struct perfq_nvres_format *fmt,
-                               perfq_nvres_shape_t shape, uint64_t w, uint64_t h, uint64_t d,
-                               int32_t tag);
+ * CopyTexImage*). face: 0..5 for a cube map face target, -1 for every other target. `fmt` and
+ * the dimensions are kept for level 0 so that GenerateMipmap can size the chain; fmt may be NULL
+ * (a compressed upload sized by imageSize). Returns the group's generation after the change, or
+ * 0 when nothing was set (a view, out of memory, a level out of range). */
+uint64_t perfq_nvres_texture_image(struct perfq_nvres_group *g, uint32_t name, int face,
+                                   int level, uint64_t bytes,
+                                   const struct perfq_nvres_format *fmt,
+                                   perfq_nvres_shape_t shape, uint64_t w, uint64_t h, uint64_t d,
+                                   int32_t tag);
 /* Immutable storage (TexStorage*, TextureStorage*): every image replaced by `levels` levels of
  * the shape (6 faces for a cube map). */
 void perfq_nvres_texture_storage(struct perfq_nvres_group *g, uint32_t name,
@@ -69,11 +72,20 @@ uint32_t perfq_nvres_texture_target(struct perfq_nvres_group *g, uint32_t name);
 void perfq_nvres_texture_buffer(struct perfq_nvres_group *g, uint32_t name);
 
 /* ---- Renderbuffers and buffer objects ---- */
-void perfq_nvres_renderbuffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
-                                      int32_t tag);
+/* Both return the group's generation after the change, or 0 when nothing was set (out of
+ * memory). */
+uint64_t perfq_nvres_renderbuffer_storage(struct perfq_nvres_group *g, uint32_t name,
+                                          uint64_t bytes, int32_t tag);
 /* BufferData (re-specification and orphaning replace the old store), BufferStorage. */
-void perfq_nvres_buffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
-                                int32_t tag);
+uint64_t perfq_nvres_buffer_storage(struct perfq_nvres_group *g, uint32_t name, uint64_t bytes,
+                                    int32_t tag);
+
+/* The generation: a number that every change of any object of the group (storage, views,
+ * deletion) raises, read without the lock. A caller that made a change and was returned
+ * generation G knows, while the generation still reads G, that no object changed since: setting
+ * the same object to the same storage again would change nothing (the observer's fast path,
+ * nv_query_resource_observe.c). */
+uint64_t perfq_nvres_group_generation(struct perfq_nvres_group *g);
 
 /* Delete*: the object of that type and name is gone (unknown names are ignored). */
 void perfq_nvres_delete(struct perfq_nvres_group *g, perfq_nvres_type_t type, uint32_t name);
