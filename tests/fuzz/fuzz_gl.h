@@ -27,6 +27,16 @@ static inline void fuzz_gl_init(void)
     }
 }
 
+/* 1 if id is one of the first n names of set (the names an input generated, the handles it
+ * holds). */
+static inline int fuzz_gl_name_in(const GLuint *set, int n, GLuint id)
+{
+    for (int i = 0; i < n; i++)
+        if (set[i] == id)
+            return 1;
+    return 0;
+}
+
 /* The GL errors a call may raise at all. */
 static inline int fuzz_gl_error_legal(GLenum e)
 {

@@ -38,10 +38,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static int generated(GLuint id)
 {
-    for (int i = 0; i < n_names; i++)
-        if (names[i] == id)
-            return 1;
-    return 0;
+    return fuzz_gl_name_in(names, n_names, id);
 }
 
 /* A name the spec lets Begin (and perfq's QueryCounter) take unused marks it used. */

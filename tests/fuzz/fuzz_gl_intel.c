@@ -9,17 +9,6 @@
 #include "fuzz_gl.h"
 #include "fuzz_input.h"
 
-static PFNGLGETFIRSTPERFQUERYIDINTELPROC GetFirstId;
-static PFNGLGETNEXTPERFQUERYIDINTELPROC GetNextId;
-static PFNGLGETPERFQUERYIDBYNAMEINTELPROC GetIdByName;
-static PFNGLGETPERFQUERYINFOINTELPROC GetQueryInfo;
-static PFNGLGETPERFCOUNTERINFOINTELPROC GetCounterInfo;
-static PFNGLCREATEPERFQUERYINTELPROC CreateQuery;
-static PFNGLDELETEPERFQUERYINTELPROC DeleteQuery;
-static PFNGLBEGINPERFQUERYINTELPROC BeginQuery;
-static PFNGLENDPERFQUERYINTELPROC EndQuery;
-static PFNGLGETPERFQUERYDATAINTELPROC GetQueryData;
-
 #define LIVE 16
 static GLuint live[LIVE];
 static int n_live;
@@ -29,29 +18,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     fuzz_gl_init();
-#define LOAD(var, name) var = (__typeof__(var))eglGetProcAddress(#name)
-    LOAD(GetFirstId, glGetFirstPerfQueryIdINTEL);
-    LOAD(GetNextId, glGetNextPerfQueryIdINTEL);
-    LOAD(GetIdByName, glGetPerfQueryIdByNameINTEL);
-    LOAD(GetQueryInfo, glGetPerfQueryInfoINTEL);
-    LOAD(GetCounterInfo, glGetPerfCounterInfoINTEL);
-    LOAD(CreateQuery, glCreatePerfQueryINTEL);
-    LOAD(DeleteQuery, glDeletePerfQueryINTEL);
-    LOAD(BeginQuery, glBeginPerfQueryINTEL);
-    LOAD(EndQuery, glEndPerfQueryINTEL);
-    LOAD(GetQueryData, glGetPerfQueryDataINTEL);
-#undef LOAD
-    if (!GetFirstId || !CreateQuery || !GetQueryData)
+    if (!gl.glGetFirstPerfQueryIdINTEL || !gl.glCreatePerfQueryINTEL ||
+        !gl.glGetPerfQueryDataINTEL)
         abort();
     return 0;
 }
 
 static int is_live(GLuint h)
 {
-    for (int i = 0; i < n_live; i++)
-        if (live[i] == h)
-            return 1;
-    return 0;
+    return fuzz_gl_name_in(live, n_live, h);
 }
 
 static void forget(GLuint h)
@@ -85,10 +60,10 @@ static void op(struct fz *f)
     switch (o) {
     case 0: {
         GLuint id = 0;
-        GetFirstId(fz_u8(f) < 250 ? &id : NULL);
+        gl.glGetFirstPerfQueryIdINTEL(fz_u8(f) < 250 ? &id : NULL);
         FUZZ_CHECK(fuzz_gl_legal_error_drained(), "GetFirst");
         GLuint next = 0;
-        GetNextId(fz_u8(f) < 128 ? id : pick_query_id(f), &next);
+        gl.glGetNextPerfQueryIdINTEL(fz_u8(f) < 128 ? id : pick_query_id(f), &next);
         FUZZ_CHECK(fuzz_gl_legal_error_drained(), "GetNext");
         break;
     }
@@ -96,7 +71,7 @@ static void op(struct fz *f)
         char name[257];
         fz_str(f, name, 256);
         GLuint id = 7;
-        GetIdByName(name, &id);
+        gl.glGetPerfQueryIdByNameINTEL(name, &id);
         FUZZ_CHECK(fuzz_gl_legal_error_drained(), "GetIdByName");
         break;
     }
@@ -105,7 +80,8 @@ static void op(struct fz *f)
         GLuint len = (GLuint)fz_size(f, 280), size = 0, counters = 0, instances = 0, caps = 0;
         memset(name, FUZZ_CANARY, sizeof name);
         GLuint safe = len < 280 ? len : 280;
-        GetQueryInfo(pick_query_id(f), safe, name, &size, &counters, &instances, &caps);
+        gl.glGetPerfQueryInfoINTEL(pick_query_id(f), safe, name, &size, &counters, &instances,
+                                   &caps);
         FUZZ_CHECK(fuzz_gl_legal_error_drained(), "GetQueryInfo");
         FUZZ_CHECK(fz_canary_intact(name, safe, sizeof name), "name written past %u", safe);
         break;
@@ -117,8 +93,8 @@ static void op(struct fz *f)
         GLuint64 max = 0;
         memset(name, FUZZ_CANARY, sizeof name);
         memset(desc, FUZZ_CANARY, sizeof desc);
-        GetCounterInfo(pick_query_id(f), fz_u8(f) < 230 ? fz_u8(f) % 40 : fz_u32(f), nl, name,
-                       dl, desc, &off, &dsize, &type, &dtype, &max);
+        gl.glGetPerfCounterInfoINTEL(pick_query_id(f), fz_u8(f) < 230 ? fz_u8(f) % 40 : fz_u32(f),
+                                     nl, name, dl, desc, &off, &dsize, &type, &dtype, &max);
         FUZZ_CHECK(fuzz_gl_legal_error_drained(), "GetCounterInfo");
         FUZZ_CHECK(fz_canary_intact(name, nl, sizeof name) &&
                        fz_canary_intact(desc, dl, sizeof desc), "counter strings past length");
@@ -126,7 +102,7 @@ static void op(struct fz *f)
     }
     case 4: {
         GLuint h = 0;
-        CreateQuery(pick_query_id(f), &h);
+        gl.glCreatePerfQueryINTEL(pick_query_id(f), &h);
         GLenum e = fuzz_gl_error();
         FUZZ_CHECK(fuzz_gl_error_legal(e), "Create: 0x%x", e);
         if (h) {
@@ -135,7 +111,7 @@ static void op(struct fz *f)
             if (n_live < LIVE)
                 live[n_live++] = h;
             else
-                DeleteQuery(h);
+                gl.glDeletePerfQueryINTEL(h);
         }
         break;
     }
@@ -143,11 +119,11 @@ static void op(struct fz *f)
         GLuint h = pick_handle(f);
         int valid = is_live(h);
         if (o == 5)
-            BeginQuery(h);
+            gl.glBeginPerfQueryINTEL(h);
         else if (o == 6)
-            EndQuery(h);
+            gl.glEndPerfQueryINTEL(h);
         else {
-            DeleteQuery(h);
+            gl.glDeletePerfQueryINTEL(h);
         }
         GLenum e = fuzz_gl_error();
         FUZZ_CHECK(fuzz_gl_error_legal(e), "0x%x", e);
@@ -172,7 +148,7 @@ static void op(struct fz *f)
                        : fz_u8(f) < 200 ? GL_PERFQUERY_FLUSH_INTEL
                        : fz_u8(f) < 250 ? GL_PERFQUERY_WAIT_INTEL : fz_u32(f);
         memset(data, FUZZ_CANARY, sizeof data);
-        GetQueryData(h, flags, safe, data, &written);
+        gl.glGetPerfQueryDataINTEL(h, flags, safe, data, &written);
         GLenum e = fuzz_gl_error();
         FUZZ_CHECK(fuzz_gl_error_legal(e), "GetData: 0x%x", e);
         if (!valid)   /* the spec names no error here: any error, never success */
@@ -195,8 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int calls = 0; fz_more(&f) && calls < 64; calls++)
         op(&f);
     while (n_live) {
-        EndQuery(live[n_live - 1]);
-        DeleteQuery(live[--n_live]);
+        gl.glEndPerfQueryINTEL(live[n_live - 1]);
+        gl.glDeletePerfQueryINTEL(live[--n_live]);
     }
     fuzz_gl_error();
     gl.glFinish();

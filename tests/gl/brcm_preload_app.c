@@ -5,14 +5,12 @@
  * get the six entry points, acquire, and read exactly the draws it makes as "Draw Calls".
  * Exit 0: it works; 1: it does not; 77: no EGL display or GLES context here.
  */
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES2/gl2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gl_test.h"
 #include "perfq/egl_brcm_performance_counters.h"
 
 #define CHECK(c)                                                   \
@@ -30,15 +28,10 @@ int main(void)
     char domain[64];
     snprintf(domain, sizeof domain, "brcm-preload-%d", (int)getpid());
     setenv("PERFQ_LOCK_NAME", domain, 1);
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    if (gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless"))
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
-        fprintf(stderr, "no surfaceless EGL display: skipping\n");
-        return 77;
+    EGLDisplay dpy = glt_choose_display(NULL, NULL);
+    if (dpy == EGL_NO_DISPLAY) {
+        fprintf(stderr, "no EGL display: skipping\n");
+        return GLT_SKIP;
     }
     const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
     CHECK(ext && strstr(ext, "EGL_BRCM_performance_counters"));

@@ -166,13 +166,9 @@ static const char *fs_body =
     "  frag = c;\n"
     "}\n";
 
-int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height)
+int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out)
 {
-    memset(t, 0, sizeof *t);
-    t->dpy = dpy;
-    t->kind = kind;
-    t->width = width;
-    t->height = height;
+    *out = EGL_NO_CONTEXT;
     EGLint attrs[16], n = 0;
     if (!eglBindAPI(kind == GLT_GLES3 ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
         fprintf(stderr, "this EGL has no %s API: skipping\n",
@@ -201,13 +197,26 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
             return GLT_SKIP;
         }
     }
-    t->ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
-    if (t->ctx == EGL_NO_CONTEXT) {
+    *out = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
+    if (*out == EGL_NO_CONTEXT) {
         fprintf(stderr, "the EGL display gives no %s context (GL %s 3.%d): skipping\n",
                 glt_kind_name(kind), kind == GLT_GLES3 ? "ES" : kind == GLT_CORE ? "core" :
                 "compatibility", kind == GLT_GLES3 ? 0 : 3);
         return GLT_SKIP;
     }
+    return 0;
+}
+
+int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height)
+{
+    memset(t, 0, sizeof *t);
+    t->dpy = dpy;
+    t->kind = kind;
+    t->width = width;
+    t->height = height;
+    int rc = glt_create_context(dpy, kind, &t->ctx);
+    if (rc != 0)
+        return rc;
     /* The layer wraps eglMakeCurrent and the GL calls below: a failure is a defect, not a
      * missing piece of the machine. */
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx)) {

@@ -16,6 +16,10 @@
  *     gl.glBeginQuery(...); glt_draw_triangles(&t, 10); ...    // `gl`: the one function table
  *     glt_destroy(&t);
  *
+ * The unmodified programs run under LD_PRELOAD (preload_app, linked_app, memory_app,
+ * brcm_preload_app) take only the display and the context from it (glt_choose_display,
+ * glt_create_context) and fetch their own functions; dlopen_app, which opens libEGL itself, none.
+ *
  * Skips: GLT_SKIP only where the machine lacks the piece (no EGL display, no context of the
  * kind), and the message names it. A wrapped EGL call that fails (eglMakeCurrent) or a GL
  * error while building the framebuffer and program is the layer broken: a failure (1).
@@ -174,6 +178,10 @@ EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *ar
  * and the function table loaded. 0; GLT_SKIP where this machine has no EGL display; 1 where a
  * function every kind has is missing. */
 int glt_open_display(EGLDisplay *out);
+/* Creates a context of the kind on dpy (sharing nothing, not made current; the API bound on this
+ * thread): what glt_create starts with, for the unmodified programs that set up the rest as a
+ * program would. 0 and *out; GLT_SKIP (the missing piece named) where the display gives none. */
+int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out);
 /* Creates a context of the kind on dpy (sharing nothing), makes it current on this thread and
  * builds the framebuffer (width x height, RGBA8), the program and a vertex array. 0; GLT_SKIP
  * where the display gives no context of the kind; 1 on a failure (eglMakeCurrent refused, a GL

@@ -8,39 +8,14 @@
  * the layer's. Exit 0: both exact, no GL error; 1: not; 77: no EGL display here.
  */
 #define GL_GLEXT_PROTOTYPES   /* core GL called directly, as libOpenGL exports it */
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gl_test.h"
 
 #define TRIANGLES 7
-
-static EGLDisplay open_display(void)
-{
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    if (gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless"))
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if ((dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) && gpd && cext &&
-        strstr(cext, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC qd =
-            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-        EGLDeviceEXT dev;
-        EGLint n = 0;
-        if (qd && qd(1, &dev, &n) && n > 0)
-            dpy = gpd(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
-    return dpy;
-}
 
 /* The value of the named UINT64 counter in an INTEL query's data; UINT64_MAX if absent. */
 static uint64_t counter_value(GLuint id, const unsigned char *data, GLuint size, const char *want)
@@ -69,21 +44,14 @@ static uint64_t counter_value(GLuint id, const unsigned char *data, GLuint size,
 
 int main(void)
 {
-    EGLDisplay dpy = open_display();
+    EGLDisplay dpy = glt_choose_display(NULL, NULL);
     if (dpy == EGL_NO_DISPLAY) {
         fprintf(stderr, "no EGL display: skipping\n");
-        return 77;
+        return GLT_SKIP;
     }
-    eglBindAPI(EGL_OPENGL_API);
-    EGLConfig config = EGL_NO_CONFIG_KHR;
-    EGLint nc = 0;
-    EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                       EGL_NONE};
-    const char *dext = eglQueryString(dpy, EGL_EXTENSIONS);
-    if (!dext || !strstr(dext, "EGL_KHR_no_config_context"))
-        eglChooseConfig(dpy, cattrs, &config, 1, &nc);
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, NULL);
-    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+    EGLContext ctx;
+    if (glt_create_context(dpy, GLT_COMPAT, &ctx) != 0 ||
+        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
         fprintf(stderr, "FAIL: no current desktop GL context (0x%x)\n", eglGetError());
         return 1;
     }

@@ -7,15 +7,11 @@
  * Then it prints "ready" and waits for a line on stdin; at "delete" it deletes one 8 MiB buffer
  * and prints "ready" again; at EOF or "exit" it exits 0. Exit 77: no EGL display here.
  */
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef void (*PFNGLGENBUFFERSPROC_)(GLsizei, GLuint *);
-typedef GLenum (*PFNGLGETERRORPROC_)(void);
+#include "gl_test.h"
+
 typedef void (*PFNGLTEXIMAGE2DPROC_)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum,
                                      GLenum, const void *);
 typedef void (*PFNGLGENTEXTURESPROC_)(GLsizei, GLuint *);
@@ -26,58 +22,26 @@ static void *get(const char *name)
     return (void *)eglGetProcAddress(name);
 }
 
-static EGLDisplay open_display(void)
-{
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd = get("eglGetPlatformDisplayEXT");
-    const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    if (gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless"))
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if ((dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) && gpd && cext &&
-        strstr(cext, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC qd = get("eglQueryDevicesEXT");
-        EGLDeviceEXT dev;
-        EGLint n = 0;
-        if (qd && qd(1, &dev, &n) && n > 0)
-            dpy = gpd(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
-    return dpy;
-}
-
-static EGLContext make_context(EGLDisplay dpy)
-{
-    EGLConfig config = EGL_NO_CONFIG_KHR;
-    EGLint nc = 0;
-    EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                       EGL_NONE};
-    const char *dext = eglQueryString(dpy, EGL_EXTENSIONS);
-    if (!dext || !strstr(dext, "EGL_KHR_no_config_context"))
-        eglChooseConfig(dpy, cattrs, &config, 1, &nc);
-    return eglCreateContext(dpy, config, EGL_NO_CONTEXT, NULL);
-}
-
 int main(void)
 {
-    EGLDisplay dpy = open_display();
+    EGLDisplay dpy = glt_choose_display(NULL, NULL);
     if (dpy == EGL_NO_DISPLAY) {
         fprintf(stderr, "no EGL display: skipping\n");
-        return 77;
+        return GLT_SKIP;
     }
-    eglBindAPI(EGL_OPENGL_API);
-    EGLContext ctx = make_context(dpy), other = make_context(dpy);
-    if (ctx == EGL_NO_CONTEXT || other == EGL_NO_CONTEXT) {
-        fprintf(stderr, "no desktop GL context: skipping\n");
-        return 77;
-    }
+    EGLContext ctx, other;
+    int rc = glt_create_context(dpy, GLT_COMPAT, &ctx);
+    if (rc == 0)
+        rc = glt_create_context(dpy, GLT_COMPAT, &other);
+    if (rc != 0)
+        return rc;
     PFNGLGENQUERYRESOURCETAGNVPROC gen_tag;
     PFNGLQUERYRESOURCETAGNVPROC set_tag;
-    PFNGLGENBUFFERSPROC_ gen_buffers;
+    PFNGLGENBUFFERSPROC gen_buffers;
     PFNGLBINDBUFFERPROC bind_buffer;
     PFNGLBUFFERDATAPROC buffer_data;
     PFNGLDELETEBUFFERSPROC delete_buffers;
-    PFNGLGETERRORPROC_ get_error;
+    t_geterror get_error;
     /* The second share group first: 1 MiB under its own tag "other". */
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, other)) {
         fprintf(stderr, "FAIL: eglMakeCurrent\n");

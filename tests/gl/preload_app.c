@@ -4,19 +4,10 @@
  * it must see GL_ANGLE_timer_query and get working results from it. Exit 0: it works; 1: it does
  * not; 77: no EGL display here. Arguments: --core / --gles (default compatibility).
  */
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "perfq/angle_timer_query.h"
-
-typedef void (*PFNGLGETINTEGERVPROC)(GLenum, GLint *);
-typedef const GLubyte *(*PFNGLGETSTRINGPROC)(GLenum);
-typedef GLenum (*PFNGLGETERRORPROC)(void);
-typedef void (*PFNGLFINISHPROC)(void);
+#include "gl_test.h"
 
 static void *get(const char *name)
 {
@@ -25,55 +16,25 @@ static void *get(const char *name)
 
 int main(int argc, char **argv)
 {
-    int kind = argc > 1 ? (strcmp(argv[1], "--core") == 0 ? 1 : 2 * !strcmp(argv[1], "--gles"))
-                        : 0;
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd = get("eglGetPlatformDisplayEXT");
-    const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    if (gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless"))
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if ((dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) && gpd && cext &&
-        strstr(cext, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC qd = get("eglQueryDevicesEXT");
-        EGLDeviceEXT dev;
-        EGLint n = 0;
-        if (qd && qd(1, &dev, &n) && n > 0)
-            dpy = gpd(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
+    EGLDisplay dpy = glt_choose_display(NULL, NULL);
     if (dpy == EGL_NO_DISPLAY) {
         fprintf(stderr, "no EGL display: skipping\n");
-        return 77;
+        return GLT_SKIP;
     }
-    eglBindAPI(kind == 2 ? EGL_OPENGL_ES_API : EGL_OPENGL_API);
-    EGLint core[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                     EGL_NONE};
-    EGLint es3[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-    EGLConfig config = EGL_NO_CONFIG_KHR;
-    EGLint nc = 0;
-    EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                       kind == 2 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
-    const char *dext = eglQueryString(dpy, EGL_EXTENSIONS);
-    if (!dext || !strstr(dext, "EGL_KHR_no_config_context"))
-        eglChooseConfig(dpy, cattrs, &config, 1, &nc);
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT,
-                                      kind == 1 ? core : kind == 2 ? es3 : NULL);
-    if (ctx == EGL_NO_CONTEXT) {
-        fprintf(stderr, "the driver has no context of this kind: skipping\n");
-        return 77;
-    }
+    EGLContext ctx;
+    int rc = glt_create_context(dpy, glt_kind_from_args(argc, argv), &ctx);
+    if (rc != 0)
+        return rc;
     /* The layer wraps eglMakeCurrent: its failure is the layer's (or the driver's) defect. */
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
         fprintf(stderr, "FAIL: eglMakeCurrent of a new context failed (0x%x)\n", eglGetError());
         return 1;
     }
-    PFNGLGETINTEGERVPROC getIntegerv = get("glGetIntegerv");
+    t_getintegerv getIntegerv = get("glGetIntegerv");
     PFNGLGETSTRINGIPROC getStringi = get("glGetStringi");
-    PFNGLGETSTRINGPROC getString = get("glGetString");
-    PFNGLGETERRORPROC getError = get("glGetError");
-    PFNGLFINISHPROC finish = get("glFinish");
+    t_getstring getString = get("glGetString");
+    t_geterror getError = get("glGetError");
+    t_voidfn finish = get("glFinish");
     GLint n = 0;
     int found = 0;
     getIntegerv(GL_NUM_EXTENSIONS, &n);
