@@ -18,7 +18,7 @@
 
 #include "core/provider.h"
 #include "gl/providers/driver_counters.h"
-#include "perfq/egl_brcm_performance_counters.h"
+#include "gl_test.h"
 #include "perfq/perfq.h"
 
 #define BLOCKS 31
@@ -44,31 +44,6 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-static EGLint group_named(const char *name)
-{
-    EGLint n = eglGetPerfCounterConstantBRCM(EGL_NUM_COUNTER_GROUPS_BRCM);
-    for (EGLint g = 0; g < n; g++) {
-        char buf[64];
-        if (eglGetPerfCounterGroupInfoBRCM(g, sizeof buf, buf, NULL, NULL) &&
-            strcmp(buf, name) == 0)
-            return g;
-    }
-    return -1;
-}
-
-static EGLint counter_named(EGLint g, const char *name)
-{
-    EGLint n = 0;
-    eglGetPerfCounterGroupInfoBRCM(g, 0, NULL, &n, NULL);
-    for (EGLint c = 0; c < n; c++) {
-        char buf[64];
-        if (eglGetPerfCounterInfoBRCM(g, c, NULL, NULL, NULL, sizeof buf, buf, 0, NULL) &&
-            strcmp(buf, name) == 0)
-            return c;
-    }
-    return -1;
-}
-
 int main(void)
 {
     char domain[64];
@@ -76,10 +51,13 @@ int main(void)
     setenv("PERFQ_LOCK_NAME", domain, 1);
 
     /* The EGL side: acquire, choose the 8, start. */
-    EGLint drv = group_named("Driver Counters"), cpu = group_named("Host CPU"),
-           host = group_named("host");
-    EGLint tc = host >= 0 ? counter_named(host, "task-clock") : -1,
-           cs = host >= 0 ? counter_named(host, "context-switches") : -1;
+    const struct glt_brcm brcm = {eglGetPerfCounterConstantBRCM, eglGetPerfCounterGroupInfoBRCM,
+                                  eglGetPerfCounterInfoBRCM, eglSetPerfCountingBRCM,
+                                  eglChoosePerfCountersBRCM, eglGetPerfCounterDataBRCM};
+    EGLint drv = glt_brcm_group(&brcm, "Driver Counters"),
+           cpu = glt_brcm_group(&brcm, "Host CPU"), host = glt_brcm_group(&brcm, "host");
+    EGLint tc = host >= 0 ? glt_brcm_counter(&brcm, host, "task-clock") : -1,
+           cs = host >= 0 ? glt_brcm_counter(&brcm, host, "context-switches") : -1;
     if (drv < 0 || cpu < 0 || tc < 0 || cs < 0) {
         fprintf(stderr, "bench: missing a group (host perf events refused here?)\n");
         return 1;

@@ -13,12 +13,7 @@
 #include "fuzz_input.h"
 #include "perfq/egl_brcm_performance_counters.h"
 
-static PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant;
-static PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo;
-static PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo;
-static PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting;
-static PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose;
-static PFNEGLGETPERFCOUNTERDATABRCMPROC GetData;
+static struct glt_brcm brcm;
 static EGLint groups;
 static int acquired;
 
@@ -30,24 +25,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(domain, sizeof domain, "fuzz-egl-brcm-%d", (int)getpid());
     setenv("PERFQ_LOCK_NAME", domain, 1);   /* apart from other perfq users of the machine */
     fuzz_gl_init();
-#define LOAD(var, name) var = (__typeof__(var))eglGetProcAddress(#name)
-    LOAD(GetConstant, eglGetPerfCounterConstantBRCM);
-    LOAD(GetGroupInfo, eglGetPerfCounterGroupInfoBRCM);
-    LOAD(GetCounterInfo, eglGetPerfCounterInfoBRCM);
-    LOAD(SetCounting, eglSetPerfCountingBRCM);
-    LOAD(Choose, eglChoosePerfCountersBRCM);
-    LOAD(GetData, eglGetPerfCounterDataBRCM);
-#undef LOAD
-    if (!GetConstant || !GetData)
+    glt_brcm_load(&brcm);
+    if (!brcm.GetConstant || !brcm.GetData)
         abort();
-    groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
+    groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
     return 0;
 }
 
 static EGLint counters_in(EGLint g)
 {
     EGLint n = 0, max = 0;
-    if (g < 0 || g >= groups || !GetGroupInfo(g, 0, NULL, &n, &max))
+    if (g < 0 || g >= groups || !brcm.GetGroupInfo(g, 0, NULL, &n, &max))
         return -1;
     return n;
 }
@@ -70,7 +58,7 @@ static void op(struct fz *f)
     switch (fz_u8(f) % 8) {
     case 0: {
         EGLenum p = fz_u8(f) < 200 ? EGL_NUM_COUNTER_GROUPS_BRCM + fz_u8(f) % 3 : fz_u32(f);
-        EGLint v = GetConstant(p);
+        EGLint v = brcm.GetConstant(p);
         e = eglGetError();
         if (p == EGL_NUM_COUNTER_GROUPS_BRCM || p == EGL_MAX_COUNTER_STRING_LEN_BRCM)
             FUZZ_CHECK(e == EGL_SUCCESS && v > 0, "constant 0x%x: %d, 0x%x", p, v, e);
@@ -84,7 +72,7 @@ static void op(struct fz *f)
         EGLint n = -7, max = -7;
         memset(name, FUZZ_CANARY, sizeof name);
         EGLint safe = size < 0 ? 0 : size > 80 ? 80 : size;
-        EGLBoolean ok = GetGroupInfo(g, safe, fz_u8(f) & 1 ? name : NULL, &n, &max);
+        EGLBoolean ok = brcm.GetGroupInfo(g, safe, fz_u8(f) & 1 ? name : NULL, &n, &max);
         e = eglGetError();
         int valid = g >= 0 && g < groups;
         FUZZ_CHECK(valid ? ok && e == EGL_SUCCESS : !ok && e == EGL_BAD_PARAMETER,
@@ -101,7 +89,7 @@ static void op(struct fz *f)
         EGLuint64BRCM lo, hi, den;
         memset(name, FUZZ_CANARY, sizeof name);
         memset(unit, FUZZ_CANARY, sizeof unit);
-        EGLBoolean ok = GetCounterInfo(g, c, &lo, &hi, &den, ns, name, us, unit);
+        EGLBoolean ok = brcm.GetCounterInfo(g, c, &lo, &hi, &den, ns, name, us, unit);
         e = eglGetError();
         EGLint n = counters_in(g);
         int valid = n > 0 && c >= 0 && c < n;
@@ -120,7 +108,7 @@ static void op(struct fz *f)
                                          EGL_START_COUNTERS_BRCM, EGL_STOP_COUNTERS_BRCM};
         uint8_t sel = fz_u8(f);
         EGLenum p = sel < 230 ? pnames[sel % 4] : fz_u32(f);
-        EGLBoolean ok = SetCounting(p);
+        EGLBoolean ok = brcm.SetCounting(p);
         e = eglGetError();
         if (p == EGL_ACQUIRE_COUNTERS_BRCM) {
             FUZZ_CHECK(ok && e == EGL_SUCCESS, "acquire in a private domain: 0x%x", e);
@@ -142,7 +130,7 @@ static void op(struct fz *f)
         EGLint safe = n > 16 ? 16 : n;
         for (int i = 0; i < 16; i++)
             list[i] = pick_counter(f);
-        EGLBoolean ok = Choose(fz_u8(f) & 1, g, safe, safe > 0 ? list : NULL);
+        EGLBoolean ok = brcm.Choose(fz_u8(f) & 1, g, safe, safe > 0 ? list : NULL);
         e = eglGetError();
         FUZZ_CHECK(ok ? e == EGL_SUCCESS : e != EGL_SUCCESS, "choose: %d, 0x%x", ok, e);
         /* An invalid group or a negative count is checked before ownership (docs). */
@@ -161,7 +149,7 @@ static void op(struct fz *f)
         EGLint written = -7;
         int with_data = fz_u8(f) < 220;
         memset(data, FUZZ_CANARY, sizeof data);
-        EGLBoolean ok = GetData(safe, with_data ? data : NULL, &written, fz_u8(f) & 1);
+        EGLBoolean ok = brcm.GetData(safe, with_data ? data : NULL, &written, fz_u8(f) & 1);
         e = eglGetError();
         FUZZ_CHECK(ok ? e == EGL_SUCCESS : e != EGL_SUCCESS, "data: %d, 0x%x", ok, e);
         if (!acquired)
@@ -184,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int calls = 0; fz_more(&f) && calls < 64; calls++)
         op(&f);
     if (acquired)
-        SetCounting(EGL_RELEASE_COUNTERS_BRCM);
+        brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM);
     acquired = 0;
     eglGetError();
     return 0;

@@ -21,8 +21,6 @@
         }                                                          \
     } while (0)
 
-typedef void (*t_draw)(GLenum, GLint, GLsizei);
-
 int main(void)
 {
     char domain[64];
@@ -35,33 +33,13 @@ int main(void)
     }
     const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
     CHECK(ext && strstr(ext, "EGL_BRCM_performance_counters"));
-    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC constant =
-        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
-    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC group_info =
-        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
-    PFNEGLGETPERFCOUNTERINFOBRCMPROC counter_info =
-        (PFNEGLGETPERFCOUNTERINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterInfoBRCM");
-    PFNEGLSETPERFCOUNTINGBRCMPROC counting =
-        (PFNEGLSETPERFCOUNTINGBRCMPROC)eglGetProcAddress("eglSetPerfCountingBRCM");
-    PFNEGLCHOOSEPERFCOUNTERSBRCMPROC choose =
-        (PFNEGLCHOOSEPERFCOUNTERSBRCMPROC)eglGetProcAddress("eglChoosePerfCountersBRCM");
-    PFNEGLGETPERFCOUNTERDATABRCMPROC data =
-        (PFNEGLGETPERFCOUNTERDATABRCMPROC)eglGetProcAddress("eglGetPerfCounterDataBRCM");
-    CHECK(constant && group_info && counter_info && counting && choose && data);
-    EGLint drv = -1, draws = -1, groups = constant(EGL_NUM_COUNTER_GROUPS_BRCM);
-    for (EGLint g = 0; g < groups; g++) {
-        char name[64];
-        CHECK(group_info(g, sizeof name, name, NULL, NULL));
-        if (strcmp(name, "Driver Counters") == 0)
-            drv = g;
-    }
+    struct glt_brcm brcm;
+    glt_brcm_load(&brcm);
+    CHECK(brcm.GetConstant && brcm.GetGroupInfo && brcm.GetCounterInfo && brcm.SetCounting &&
+          brcm.Choose && brcm.GetData);
+    EGLint drv = glt_brcm_group(&brcm, "Driver Counters");
     CHECK(drv >= 0);
-    for (EGLint c = 0; c < 5; c++) {
-        char name[64];
-        CHECK(counter_info(drv, c, NULL, NULL, NULL, sizeof name, name, 0, NULL));
-        if (strcmp(name, "Draw Calls") == 0)
-            draws = c;
-    }
+    EGLint draws = glt_brcm_counter(&brcm, drv, "Draw Calls");
     CHECK(draws >= 0);
 
     EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
@@ -83,23 +61,23 @@ int main(void)
         fprintf(stderr, "FAIL: eglMakeCurrent of a new context failed (0x%x)\n", eglGetError());
         return 1;
     }
-    t_draw draw = (t_draw)eglGetProcAddress("glDrawArrays");
+    t_drawarrays draw = (t_drawarrays)eglGetProcAddress("glDrawArrays");
     CHECK(draw);
 
-    CHECK(counting(EGL_ACQUIRE_COUNTERS_BRCM));
+    CHECK(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
     EGLint list[] = {draws};
-    CHECK(choose(EGL_TRUE, drv, 1, list));
-    CHECK(counting(EGL_START_COUNTERS_BRCM));
+    CHECK(brcm.Choose(EGL_TRUE, drv, 1, list));
+    CHECK(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     for (int i = 0; i < 7; i++)
         draw(GL_TRIANGLES, 0, 3);
     struct { uint32_t group, counter; uint64_t value; } rec[2];
     EGLint bytes = 0;
-    CHECK(data(sizeof rec, rec, &bytes, EGL_TRUE));
+    CHECK(brcm.GetData(sizeof rec, rec, &bytes, EGL_TRUE));
     CHECK(bytes == 16 && rec[0].group == (uint32_t)drv && rec[0].counter == (uint32_t)draws);
     printf("Draw Calls after 7 draws: %llu\n", (unsigned long long)rec[0].value);
     CHECK(rec[0].value == 7);
-    CHECK(counting(EGL_RELEASE_COUNTERS_BRCM));
-    CHECK(!counting(EGL_RELEASE_COUNTERS_BRCM) && eglGetError() == EGL_BAD_ACCESS);
+    CHECK(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    CHECK(!brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM) && eglGetError() == EGL_BAD_ACCESS);
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(dpy, ctx);
     eglTerminate(dpy);

@@ -395,3 +395,43 @@ GLuint glt_intel_result_wait(GLuint handle, void *data, GLuint size)
     gl.glGetPerfQueryDataINTEL(handle, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
     return written;
 }
+
+void glt_brcm_load(struct glt_brcm *b)
+{
+#define GLT_BRCM_LOAD(member, name) b->member = (__typeof__(b->member))eglGetProcAddress(#name)
+    GLT_BRCM_LOAD(GetConstant, eglGetPerfCounterConstantBRCM);
+    GLT_BRCM_LOAD(GetGroupInfo, eglGetPerfCounterGroupInfoBRCM);
+    GLT_BRCM_LOAD(GetCounterInfo, eglGetPerfCounterInfoBRCM);
+    GLT_BRCM_LOAD(SetCounting, eglSetPerfCountingBRCM);
+    GLT_BRCM_LOAD(Choose, eglChoosePerfCountersBRCM);
+    GLT_BRCM_LOAD(GetData, eglGetPerfCounterDataBRCM);
+#undef GLT_BRCM_LOAD
+}
+
+EGLint glt_brcm_group(const struct glt_brcm *b, const char *name)
+{
+    EGLint n = b->GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), found = -1;
+    for (EGLint g = 0; g < n; g++) {
+        char buf[64];
+        if (!b->GetGroupInfo(g, sizeof buf, buf, NULL, NULL))
+            return -1;
+        if (found < 0 && strcmp(buf, name) == 0)
+            found = g;
+    }
+    return found;
+}
+
+EGLint glt_brcm_counter(const struct glt_brcm *b, EGLint g, const char *name)
+{
+    EGLint n = 0, found = -1;
+    if (!b->GetGroupInfo(g, 0, NULL, &n, NULL))
+        return -1;
+    for (EGLint c = 0; c < n; c++) {
+        char buf[64];
+        if (!b->GetCounterInfo(g, c, NULL, NULL, NULL, sizeof buf, buf, 0, NULL))
+            return -1;
+        if (found < 0 && strcmp(buf, name) == 0)
+            found = c;
+    }
+    return found;
+}

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "perfq/angle_timer_query.h"
+#include "perfq/egl_brcm_performance_counters.h"
 
 /* The exit status meson reads as "skipped". */
 #define GLT_SKIP 77
@@ -219,5 +220,25 @@ GLuint glt_intel_query_id(const char *name);
 int glt_intel_counter_index(GLuint query_id, const char *name);
 uint64_t glt_intel_counter_u64(GLuint query_id, const char *name, const void *data);
 GLuint glt_intel_result_wait(GLuint handle, void *data, GLuint size);
+
+/* EGL_BRCM_performance_counters' six entry points, as the BRCM tests, the stress suite and the
+ * fuzzer call them. */
+struct glt_brcm {
+    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant;
+    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo;
+    PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo;
+    PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting;
+    PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose;
+    PFNEGLGETPERFCOUNTERDATABRCMPROC GetData;
+};
+
+/* Fetches them through eglGetProcAddress (EGL functions: no display or context needed); NULL
+ * where there is none, for the caller to check. */
+void glt_brcm_load(struct glt_brcm *b);
+/* The index of a group by name, and of a counter by name in group g: -1 where there is none, or
+ * where the info call of any index below the count failed (the layer broken: every one is
+ * asked). */
+EGLint glt_brcm_group(const struct glt_brcm *b, const char *name);
+EGLint glt_brcm_counter(const struct glt_brcm *b, EGLint g, const char *name);
 
 #endif

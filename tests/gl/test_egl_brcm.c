@@ -25,24 +25,7 @@
 static struct glt T;
 static char self_path[4096];
 
-static PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant;
-static PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo;
-static PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo;
-static PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting;
-static PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose;
-static PFNEGLGETPERFCOUNTERDATABRCMPROC GetData;
-
-static void load(void)
-{
-#define LOAD(var, name) var = (__typeof__(var))eglGetProcAddress(#name)
-    LOAD(GetConstant, eglGetPerfCounterConstantBRCM);
-    LOAD(GetGroupInfo, eglGetPerfCounterGroupInfoBRCM);
-    LOAD(GetCounterInfo, eglGetPerfCounterInfoBRCM);
-    LOAD(SetCounting, eglSetPerfCountingBRCM);
-    LOAD(Choose, eglChoosePerfCountersBRCM);
-    LOAD(GetData, eglGetPerfCounterDataBRCM);
-#undef LOAD
-}
+static struct glt_brcm brcm;
 
 typedef void (*t_gentex)(GLsizei, GLuint *);
 typedef void (*t_bindtex)(GLenum, GLuint);
@@ -56,29 +39,18 @@ struct record {
 /* The index of a group by name, and of a counter in it. */
 static EGLint group_named(const char *name)
 {
-    EGLint n = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
-    for (EGLint g = 0; g < n; g++) {
-        char buf[64];
-        assert_true(GetGroupInfo(g, sizeof buf, buf, NULL, NULL));
-        if (strcmp(buf, name) == 0)
-            return g;
-    }
-    fail_msg("no group '%s'", name);
-    return -1;
+    EGLint g = glt_brcm_group(&brcm, name);
+    if (g < 0)
+        fail_msg("no group '%s'", name);
+    return g;
 }
 
 static EGLint counter_named(EGLint g, const char *name)
 {
-    EGLint n = 0;
-    assert_true(GetGroupInfo(g, 0, NULL, &n, NULL));
-    for (EGLint c = 0; c < n; c++) {
-        char buf[64];
-        assert_true(GetCounterInfo(g, c, NULL, NULL, NULL, sizeof buf, buf, 0, NULL));
-        if (strcmp(buf, name) == 0)
-            return c;
-    }
-    fail_msg("no counter '%s'", name);
-    return -1;
+    EGLint c = glt_brcm_counter(&brcm, g, name);
+    if (c < 0)
+        fail_msg("no counter '%s'", name);
+    return c;
 }
 
 static void expect_error(EGLint want)
@@ -105,9 +77,9 @@ static int second_process_acquire(void)
 
 static int try_acquire_child(void)
 {
-    load();
-    if (SetCounting(EGL_ACQUIRE_COUNTERS_BRCM))
-        return SetCounting(EGL_RELEASE_COUNTERS_BRCM) ? 1 : 2;
+    glt_brcm_load(&brcm);
+    if (brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM))
+        return brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM) ? 1 : 2;
     return eglGetError() == EGL_BAD_ACCESS ? 0 : 2;
 }
 
@@ -118,7 +90,7 @@ static int setup_each(void **state)
     while (eglGetError() != EGL_SUCCESS)
         ;
     /* Every test starts without ownership. */
-    if (SetCounting(EGL_RELEASE_COUNTERS_BRCM) == EGL_FALSE)
+    if (brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM) == EGL_FALSE)
         eglGetError();
     return 0;
 }
@@ -126,14 +98,14 @@ static int setup_each(void **state)
 static void entry_points_and_extension_string(void **state)
 {
     (void)state;
-    assert_non_null(GetConstant);
-    assert_non_null(GetGroupInfo);
-    assert_non_null(GetCounterInfo);
-    assert_non_null(SetCounting);
-    assert_non_null(Choose);
-    assert_non_null(GetData);
+    assert_non_null(brcm.GetConstant);
+    assert_non_null(brcm.GetGroupInfo);
+    assert_non_null(brcm.GetCounterInfo);
+    assert_non_null(brcm.SetCounting);
+    assert_non_null(brcm.Choose);
+    assert_non_null(brcm.GetData);
     /* Also exported by name from the layer. */
-    assert_ptr_equal((void *)GetData, (void *)eglGetPerfCounterDataBRCM);
+    assert_ptr_equal((void *)brcm.GetData, (void *)eglGetPerfCounterDataBRCM);
     const char *ext = eglQueryString(T.dpy, EGL_EXTENSIONS);
     assert_non_null(ext);
     assert_non_null(strstr(ext, "EGL_BRCM_performance_counters"));
@@ -148,23 +120,23 @@ static void entry_points_and_extension_string(void **state)
 static void constants_groups_and_counters(void **state)
 {
     (void)state;
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
     expect_error(EGL_SUCCESS);
     assert_true(groups >= 3);
-    assert_int_equal(GetConstant(EGL_MAX_COUNTER_STRING_LEN_BRCM), 64);
-    assert_int_equal(GetConstant(0x1234), 0);
+    assert_int_equal(brcm.GetConstant(EGL_MAX_COUNTER_STRING_LEN_BRCM), 64);
+    assert_int_equal(brcm.GetConstant(0x1234), 0);
     expect_error(EGL_BAD_PARAMETER);
     for (EGLint g = 0; g < groups; g++) {
         char name[64];
         EGLint n = -1, max = -1;
-        assert_true(GetGroupInfo(g, sizeof name, name, &n, &max));
+        assert_true(brcm.GetGroupInfo(g, sizeof name, name, &n, &max));
         assert_true(strlen(name) > 0 && strlen(name) < 64);
         assert_true(n > 0 && max > 0 && max <= n);
         for (EGLint c = 0; c < n; c++) {
             EGLuint64BRCM lo = 7, hi = 7, den = 0;
             char cname[64], unit[64];
-            assert_true(GetCounterInfo(g, c, &lo, &hi, &den, sizeof cname, cname,
-                                       sizeof unit, unit));
+            assert_true(brcm.GetCounterInfo(g, c, &lo, &hi, &den, sizeof cname, cname,
+                                            sizeof unit, unit));
             assert_true(den >= 1 && lo <= hi && hi > 0);
             assert_true(strlen(cname) > 0 && strlen(unit) > 0);
         }
@@ -172,13 +144,13 @@ static void constants_groups_and_counters(void **state)
     EGLint host = group_named("Host CPU"), cpu = counter_named(host, "CPU Time");
     EGLuint64BRCM den = 0, lo = 1, hi = 0;
     char unit[64];
-    assert_true(GetCounterInfo(host, cpu, &lo, &hi, &den, 0, NULL, sizeof unit, unit));
+    assert_true(brcm.GetCounterInfo(host, cpu, &lo, &hi, &den, 0, NULL, sizeof unit, unit));
     assert_string_equal(unit, "ns");
     assert_int_equal(den, 1);
     assert_int_equal(lo, 0);
     assert_true(hi == UINT64_MAX);
     EGLint drv = group_named("Driver Counters"), n = 0, max = 0;
-    assert_true(GetGroupInfo(drv, 0, NULL, &n, &max));
+    assert_true(brcm.GetGroupInfo(drv, 0, NULL, &n, &max));
     assert_int_equal(n, 5);
     assert_int_equal(max, 5);
     counter_named(drv, "Draw Calls");
@@ -187,16 +159,16 @@ static void constants_groups_and_counters(void **state)
     counter_named(drv, "Buffer Bytes Uploaded");
     counter_named(drv, "Texture Bytes Uploaded");
     /* Denominator erratum: a pointer, NULL skips it; NULL outputs are skipped. */
-    assert_true(GetCounterInfo(drv, 0, NULL, NULL, NULL, 0, NULL, 0, NULL));
+    assert_true(brcm.GetCounterInfo(drv, 0, NULL, NULL, NULL, 0, NULL, 0, NULL));
     expect_error(EGL_SUCCESS);
     /* Names are cut to nameStrSize, NUL included, and nothing past it is written. */
     char small[8];
     memset(small, 'Z', sizeof small);
-    assert_true(GetGroupInfo(drv, 4, small, NULL, NULL));
+    assert_true(brcm.GetGroupInfo(drv, 4, small, NULL, NULL));
     assert_string_equal(small, "Dri");
     assert_int_equal(small[4], 'Z');
     memset(small, 'Z', sizeof small);
-    assert_true(GetCounterInfo(drv, 0, NULL, NULL, NULL, 3, small, 1, small + 4));
+    assert_true(brcm.GetCounterInfo(drv, 0, NULL, NULL, NULL, 3, small, 1, small + 4));
     assert_int_equal(small[2], '\0');
     assert_int_equal(small[3], 'Z');
     assert_int_equal(small[4], '\0');
@@ -207,10 +179,10 @@ static void constants_groups_and_counters(void **state)
 static void err_group_info_invalid_group(void **state)
 {
     (void)state;
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 99;
-    assert_false(GetGroupInfo(groups, 0, NULL, &n, NULL));
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 99;
+    assert_false(brcm.GetGroupInfo(groups, 0, NULL, &n, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(GetGroupInfo(-1, 0, NULL, &n, NULL));
+    assert_false(brcm.GetGroupInfo(-1, 0, NULL, &n, NULL));
     expect_error(EGL_BAD_PARAMETER);
     assert_int_equal(n, 99);
 }
@@ -218,16 +190,16 @@ static void err_group_info_invalid_group(void **state)
 static void err_counter_info_invalid_group_or_counter(void **state)
 {
     (void)state;
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 0;
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 0;
     EGLuint64BRCM den = 42;
-    assert_false(GetCounterInfo(groups, 0, NULL, NULL, &den, 0, NULL, 0, NULL));
+    assert_false(brcm.GetCounterInfo(groups, 0, NULL, NULL, &den, 0, NULL, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(GetCounterInfo(-1, 0, NULL, NULL, &den, 0, NULL, 0, NULL));
+    assert_false(brcm.GetCounterInfo(-1, 0, NULL, NULL, &den, 0, NULL, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_true(GetGroupInfo(0, 0, NULL, &n, NULL));
-    assert_false(GetCounterInfo(0, n, NULL, NULL, &den, 0, NULL, 0, NULL));
+    assert_true(brcm.GetGroupInfo(0, 0, NULL, &n, NULL));
+    assert_false(brcm.GetCounterInfo(0, n, NULL, NULL, &den, 0, NULL, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(GetCounterInfo(0, -1, NULL, NULL, &den, 0, NULL, 0, NULL));
+    assert_false(brcm.GetCounterInfo(0, -1, NULL, NULL, &den, 0, NULL, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
     assert_int_equal(den, 42);
 }
@@ -235,37 +207,37 @@ static void err_counter_info_invalid_group_or_counter(void **state)
 static void err_choose_invalid_group_or_counter(void **state)
 {
     (void)state;
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 0;
-    assert_false(Choose(EGL_TRUE, groups, 0, NULL));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), n = 0;
+    assert_false(brcm.Choose(EGL_TRUE, groups, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(Choose(EGL_TRUE, -1, 0, NULL));
+    assert_false(brcm.Choose(EGL_TRUE, -1, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
-    assert_true(GetGroupInfo(0, 0, NULL, &n, NULL));
+    assert_true(brcm.GetGroupInfo(0, 0, NULL, &n, NULL));
     EGLint bad[] = {0, n};
-    assert_false(Choose(EGL_TRUE, 0, 2, bad));
+    assert_false(brcm.Choose(EGL_TRUE, 0, 2, bad));
     expect_error(EGL_BAD_PARAMETER);
     EGLint neg[] = {-1};
-    assert_false(Choose(EGL_FALSE, 0, 1, neg));
+    assert_false(brcm.Choose(EGL_FALSE, 0, 1, neg));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(Choose(EGL_TRUE, 0, -1, bad));
+    assert_false(brcm.Choose(EGL_TRUE, 0, -1, bad));
     expect_error(EGL_BAD_PARAMETER);
     /* Nothing was enabled by the refused calls. */
     EGLint bytes = -1;
-    assert_true(GetData(0, NULL, &bytes, EGL_FALSE));
+    assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
     assert_int_equal(bytes, 0);
     /* Invalid parameters are reported before ownership. */
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
-    assert_false(Choose(EGL_TRUE, groups, 0, NULL));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_false(brcm.Choose(EGL_TRUE, groups, 0, NULL));
     expect_error(EGL_BAD_PARAMETER);
 }
 
 static void err_choose_not_acquired(void **state)
 {
     (void)state;
-    assert_false(Choose(EGL_TRUE, 0, 0, NULL));
+    assert_false(brcm.Choose(EGL_TRUE, 0, 0, NULL));
     expect_error(EGL_BAD_ACCESS);
-    assert_false(Choose(EGL_FALSE, 0, 0, NULL));
+    assert_false(brcm.Choose(EGL_FALSE, 0, 0, NULL));
     expect_error(EGL_BAD_ACCESS);
 }
 
@@ -274,9 +246,9 @@ static void err_get_data_not_acquired(void **state)
     (void)state;
     EGLint bytes = 1234;
     struct record r[2];
-    assert_false(GetData(sizeof r, r, &bytes, EGL_TRUE));
+    assert_false(brcm.GetData(sizeof r, r, &bytes, EGL_TRUE));
     expect_error(EGL_BAD_ACCESS);
-    assert_false(GetData(0, NULL, &bytes, EGL_FALSE));   /* the size query too */
+    assert_false(brcm.GetData(0, NULL, &bytes, EGL_FALSE));   /* the size query too */
     expect_error(EGL_BAD_ACCESS);
     assert_int_equal(bytes, 1234);
 }
@@ -285,36 +257,36 @@ static void err_acquire_held_by_another_client(void **state)
 {
     (void)state;
     assert_int_equal(second_process_acquire(), 1);       /* free: the other process gets them */
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
     expect_error(EGL_SUCCESS);
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM)); /* the owner again */
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM)); /* the owner again */
     assert_int_equal(second_process_acquire(), 0);       /* a real second process: refused */
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
     assert_int_equal(second_process_acquire(), 1);       /* released at once */
 }
 
 static void err_release_not_acquired(void **state)
 {
     (void)state;
-    assert_false(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_false(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
     expect_error(EGL_BAD_ACCESS);
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
-    assert_false(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_false(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
     expect_error(EGL_BAD_ACCESS);
 }
 
 static void err_set_counting_invalid_pname(void **state)
 {
     (void)state;
-    assert_false(SetCounting(EGL_NUM_COUNTER_GROUPS_BRCM));
+    assert_false(brcm.SetCounting(EGL_NUM_COUNTER_GROUPS_BRCM));
     expect_error(EGL_BAD_PARAMETER);
-    assert_false(SetCounting(0));
+    assert_false(brcm.SetCounting(0));
     expect_error(EGL_BAD_PARAMETER);
     /* Start and stop need ownership (Broadcom's shipping driver's semantics). */
-    assert_false(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_false(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     expect_error(EGL_BAD_ACCESS);
-    assert_false(SetCounting(EGL_STOP_COUNTERS_BRCM));
+    assert_false(brcm.SetCounting(EGL_STOP_COUNTERS_BRCM));
     expect_error(EGL_BAD_ACCESS);
 }
 
@@ -323,40 +295,40 @@ static void err_set_counting_invalid_pname(void **state)
 static void errors_share_the_egl_channel(void **state)
 {
     (void)state;
-    assert_false(SetCounting(0));
+    assert_false(brcm.SetCounting(0));
     assert_false(eglMakeCurrent(EGL_NO_DISPLAY, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
     assert_int_equal(eglGetError(), EGL_BAD_DISPLAY);
     assert_int_equal(eglGetError(), EGL_SUCCESS);
     assert_false(eglMakeCurrent(EGL_NO_DISPLAY, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
-    assert_int_equal(GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM) > 0, 1);
+    assert_int_equal(brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM) > 0, 1);
     assert_int_equal(eglGetError(), EGL_SUCCESS);
 }
 
 static void size_query_and_canary(void **state)
 {
     (void)state;
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
     EGLint drv = group_named("Driver Counters");
-    assert_true(Choose(EGL_TRUE, drv, 0, NULL));   /* the whole group */
+    assert_true(brcm.Choose(EGL_TRUE, drv, 0, NULL));   /* the whole group */
     EGLint bytes = 0;
-    assert_true(GetData(0, NULL, &bytes, EGL_FALSE));
+    assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
     assert_int_equal(bytes, 5 * 16);
     unsigned char buf[5 * 16 + 32];
     bytes = 0;
-    assert_true(GetData(0, buf, &bytes, EGL_TRUE));   /* dataBufferBytes 0: a size query */
+    assert_true(brcm.GetData(0, buf, &bytes, EGL_TRUE));   /* dataBufferBytes 0: a size query */
     assert_int_equal(bytes, 80);
     bytes = 0;
-    assert_true(GetData(64, NULL, &bytes, EGL_TRUE)); /* data NULL: a size query */
+    assert_true(brcm.GetData(64, NULL, &bytes, EGL_TRUE)); /* data NULL: a size query */
     assert_int_equal(bytes, 80);
     /* 40 bytes: two whole records, nothing at or after byte 32. */
     memset(buf, 0xAB, sizeof buf);
-    assert_true(GetData(40, buf, &bytes, EGL_TRUE));
+    assert_true(brcm.GetData(40, buf, &bytes, EGL_TRUE));
     assert_int_equal(bytes, 32);
     for (size_t i = 32; i < sizeof buf; i++)
         assert_int_equal(buf[i], 0xAB);
     /* Exactly enough: five records in counter order, canary after them intact. */
     memset(buf, 0xCD, sizeof buf);
-    assert_true(GetData(80, buf, &bytes, EGL_FALSE));
+    assert_true(brcm.GetData(80, buf, &bytes, EGL_FALSE));
     assert_int_equal(bytes, 80);
     for (uint32_t i = 0; i < 5; i++) {
         struct record r;
@@ -368,14 +340,14 @@ static void size_query_and_canary(void **state)
         assert_int_equal(buf[i], 0xCD);
     /* Choosing past maxActiveCounters enables only up to it (here all five). */
     EGLint list[] = {4, 3, 2, 1, 0, 0};
-    assert_true(Choose(EGL_TRUE, drv, 6, list));
-    assert_true(GetData(0, NULL, &bytes, EGL_FALSE));
+    assert_true(brcm.Choose(EGL_TRUE, drv, 6, list));
+    assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
     assert_int_equal(bytes, 80);
     EGLint two[] = {1, 3};
-    assert_true(Choose(EGL_FALSE, drv, 2, two));
-    assert_true(GetData(0, NULL, &bytes, EGL_FALSE));
+    assert_true(brcm.Choose(EGL_FALSE, drv, 2, two));
+    assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
     assert_int_equal(bytes, 48);
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 /* Values of the Driver Counters records by counter index. */
@@ -383,7 +355,7 @@ static void read_driver(EGLint drv, uint64_t out[5], EGLBoolean reset)
 {
     struct record r[16];
     EGLint bytes = 0;
-    assert_true(GetData(sizeof r, r, &bytes, reset));
+    assert_true(brcm.GetData(sizeof r, r, &bytes, reset));
     memset(out, 0, 5 * sizeof out[0]);
     for (EGLint i = 0; i < bytes / 16; i++)
         if (r[i].group == (uint32_t)drv)
@@ -403,13 +375,13 @@ static void short_buffer_resets_nothing(void **state)
 {
     (void)state;
     EGLint drv = group_named("Driver Counters"), draw = counter_named(drv, "Draw Calls");
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    assert_true(Choose(EGL_TRUE, drv, 0, NULL));
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.Choose(EGL_TRUE, drv, 0, NULL));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     draws(3);
     struct record one[1];
     EGLint bytes = 0;
-    assert_true(GetData(sizeof one, one, &bytes, EGL_TRUE));   /* 1 of 5 records fits */
+    assert_true(brcm.GetData(sizeof one, one, &bytes, EGL_TRUE));   /* 1 of 5 records fits */
     assert_int_equal(bytes, 16);
     assert_int_equal(one[0].group, (uint32_t)drv);
     uint64_t v[5];
@@ -419,7 +391,7 @@ static void short_buffer_resets_nothing(void **state)
     read_driver(drv, v, EGL_FALSE);                            /* the full read did reset */
     assert_int_equal(v[draw], 2);
     expect_error(EGL_SUCCESS);
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 static void exact_driver_counts(void **state)
@@ -429,13 +401,13 @@ static void exact_driver_counts(void **state)
     EGLint draw = counter_named(drv, "Draw Calls"), clears = counter_named(drv, "Clears"),
            bufb = counter_named(drv, "Buffer Bytes Uploaded"),
            texb = counter_named(drv, "Texture Bytes Uploaded");
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    assert_true(Choose(EGL_TRUE, drv, 0, NULL));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.Choose(EGL_TRUE, drv, 0, NULL));
     draws(5);   /* not started: not counted */
     uint64_t v[5];
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 0);
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     draws(3);
     read_driver(drv, v, EGL_TRUE);   /* read and reset */
     assert_int_equal(v[draw], 3);
@@ -483,24 +455,24 @@ static void exact_driver_counts(void **state)
     gl.glDeleteBuffers(1, &buf);
     /* Stopped: the values are kept and nothing more is counted. */
     draws(11);
-    assert_true(SetCounting(EGL_STOP_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_STOP_COUNTERS_BRCM));
     draws(50);
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 11);
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 11);
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));   /* resumes */
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));   /* resumes */
     draws(2);
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 13);
     /* Choosing while counting resets, and the new set counts at once. */
     EGLint only_draws[] = {draw};
     EGLint others[] = {clears};
-    assert_true(Choose(EGL_FALSE, drv, 1, others));
+    assert_true(brcm.Choose(EGL_FALSE, drv, 1, others));
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 0);
     draws(6);
-    assert_true(Choose(EGL_TRUE, drv, 1, only_draws));   /* already on: still a reset */
+    assert_true(brcm.Choose(EGL_TRUE, drv, 1, only_draws));   /* already on: still a reset */
     draws(4);
     read_driver(drv, v, EGL_FALSE);
     assert_int_equal(v[draw], 4);
@@ -512,7 +484,7 @@ static void exact_driver_counts(void **state)
     assert_true(eglMakeCurrent(T.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
     read_driver(drv, v, EGL_TRUE);
     assert_int_equal(v[draw], 13);
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 /* Swaps: a pbuffer surface's swap succeeds (and does nothing, as EGL says). */
@@ -520,10 +492,10 @@ static void swaps(void **state)
 {
     (void)state;
     EGLint drv = group_named("Driver Counters"), sw = counter_named(drv, "Swaps");
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
     EGLint list[] = {sw};
-    assert_true(Choose(EGL_TRUE, drv, 1, list));
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.Choose(EGL_TRUE, drv, 1, list));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
                        T.kind == GLT_GLES3 ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT, EGL_NONE};
     EGLConfig config;
@@ -547,7 +519,7 @@ static void swaps(void **state)
         assert_true(eglSwapBuffers(T.dpy, pb));
     struct record r[4];
     EGLint bytes = 0;
-    assert_true(GetData(sizeof r, r, &bytes, EGL_TRUE));
+    assert_true(brcm.GetData(sizeof r, r, &bytes, EGL_TRUE));
     assert_int_equal(bytes, 16);
     assert_int_equal(r[0].group, (uint32_t)drv);
     assert_int_equal(r[0].counter, (uint32_t)sw);
@@ -555,7 +527,7 @@ static void swaps(void **state)
     assert_true(eglMakeCurrent(T.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
     eglDestroyContext(T.dpy, ctx);
     eglDestroySurface(T.dpy, pb);
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 static uint64_t process_cpu_ns(void)
@@ -572,18 +544,18 @@ static void cpu_time_against_process_clock(void **state)
 {
     (void)state;
     EGLint host = group_named("Host CPU");
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    assert_true(Choose(EGL_TRUE, host, 0, NULL));
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.Choose(EGL_TRUE, host, 0, NULL));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     for (int round = 0; round < 3; round++) {
         struct record r[2];
         EGLint bytes = 0;
-        assert_true(GetData(sizeof r, r, &bytes, EGL_TRUE));
+        assert_true(brcm.GetData(sizeof r, r, &bytes, EGL_TRUE));
         uint64_t t0 = process_cpu_ns();
         while (process_cpu_ns() - t0 < 80000000u)
             for (int i = 0; i < 1000; i++)
                 sink += (uint64_t)i * 2654435761u;
-        assert_true(GetData(sizeof r, r, &bytes, EGL_TRUE));
+        assert_true(brcm.GetData(sizeof r, r, &bytes, EGL_TRUE));
         uint64_t want = process_cpu_ns() - t0;
         assert_int_equal(bytes, 16);
         print_message("CPU Time %.3f ms, process clock %.3f ms\n", (double)r[0].value / 1e6,
@@ -591,34 +563,34 @@ static void cpu_time_against_process_clock(void **state)
         assert_true((double)r[0].value > 0.9 * (double)want &&
                     (double)r[0].value < 1.1 * (double)want);
     }
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 /* Every catalog group listed can really be chosen whole and read. */
 static void every_group_counts(void **state)
 {
     (void)state;
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), total = 0;
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), total = 0;
     for (EGLint g = 0; g < groups; g++) {
         EGLint max = 0;
-        assert_true(GetGroupInfo(g, 0, NULL, NULL, &max));
-        assert_true(Choose(EGL_TRUE, g, 0, NULL));
+        assert_true(brcm.GetGroupInfo(g, 0, NULL, NULL, &max));
+        assert_true(brcm.Choose(EGL_TRUE, g, 0, NULL));
         total += max;
     }
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     draws(1);
     EGLint bytes = 0;
-    assert_true(GetData(0, NULL, &bytes, EGL_FALSE));
+    assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
     assert_int_equal(bytes, total * 16);
     struct record *r = calloc((size_t)total, sizeof *r);
-    assert_true(GetData(bytes, r, &bytes, EGL_TRUE));
+    assert_true(brcm.GetData(bytes, r, &bytes, EGL_TRUE));
     assert_int_equal(bytes, total * 16);
     for (EGLint i = 1; i < total; i++)   /* stable order: (group, counter) ascending */
         assert_true(r[i].group > r[i - 1].group ||
                     (r[i].group == r[i - 1].group && r[i].counter > r[i - 1].counter));
     free(r);
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 int main(int argc, char **argv)
@@ -640,7 +612,7 @@ int main(int argc, char **argv)
     rc = glt_create(&T, dpy, kind, 64, 64);
     if (rc)
         return rc;
-    load();
+    glt_brcm_load(&brcm);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(entry_points_and_extension_string, setup_each),
         cmocka_unit_test_setup(constants_groups_and_counters, setup_each),

@@ -51,64 +51,31 @@ static pthread_barrier_t started;
 static atomic_int workers_left = WORKERS;
 static atomic_llong draws_made;
 
-static PFNGLGETFIRSTPERFQUERYIDINTELPROC GetFirstId;
-static PFNGLGETNEXTPERFQUERYIDINTELPROC GetNextId;
-static PFNGLGETPERFQUERYINFOINTELPROC GetQueryInfo;
-static PFNGLCREATEPERFQUERYINTELPROC CreateQuery;
-static PFNGLDELETEPERFQUERYINTELPROC DeleteQuery;
-static PFNGLBEGINPERFQUERYINTELPROC BeginQuery;
-static PFNGLENDPERFQUERYINTELPROC EndQuery;
-static PFNGLGETPERFQUERYDATAINTELPROC GetQueryData;
-static PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant;
-static PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo;
-static PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo;
-static PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting;
-static PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose;
-static PFNEGLGETPERFCOUNTERDATABRCMPROC GetData;
-
-static void load(void)
-{
-#define LOAD(var, name) var = (__typeof__(var))eglGetProcAddress(#name)
-    LOAD(GetFirstId, glGetFirstPerfQueryIdINTEL);
-    LOAD(GetNextId, glGetNextPerfQueryIdINTEL);
-    LOAD(GetQueryInfo, glGetPerfQueryInfoINTEL);
-    LOAD(CreateQuery, glCreatePerfQueryINTEL);
-    LOAD(DeleteQuery, glDeletePerfQueryINTEL);
-    LOAD(BeginQuery, glBeginPerfQueryINTEL);
-    LOAD(EndQuery, glEndPerfQueryINTEL);
-    LOAD(GetQueryData, glGetPerfQueryDataINTEL);
-    LOAD(GetConstant, eglGetPerfCounterConstantBRCM);
-    LOAD(GetGroupInfo, eglGetPerfCounterGroupInfoBRCM);
-    LOAD(GetCounterInfo, eglGetPerfCounterInfoBRCM);
-    LOAD(SetCounting, eglSetPerfCountingBRCM);
-    LOAD(Choose, eglChoosePerfCountersBRCM);
-    LOAD(GetData, eglGetPerfCounterDataBRCM);
-#undef LOAD
-}
+static struct glt_brcm brcm;
 
 /* One INTEL query of each type the context lists, begun, ended and read (WAIT). */
 static void intel_round(struct glt *t)
 {
     GLuint id = 0;
-    GetFirstId(&id);
+    gl.glGetFirstPerfQueryIdINTEL(&id);
     CHECK(id != 0, "no INTEL query type");
-    for (; id; GetNextId(id, &id)) {
+    for (; id; gl.glGetNextPerfQueryIdINTEL(id, &id)) {
         char name[256];
         GLuint size = 0, counters = 0, instances = 0, caps = 0;
-        GetQueryInfo(id, sizeof name, name, &size, &counters, &instances, &caps);
+        gl.glGetPerfQueryInfoINTEL(id, sizeof name, name, &size, &counters, &instances, &caps);
         GLuint h = 0;
-        CreateQuery(id, &h);
+        gl.glCreatePerfQueryINTEL(id, &h);
         if (!h)
             continue;   /* a type of a single instance, held by another user: allowed */
-        BeginQuery(h);
+        gl.glBeginPerfQueryINTEL(h);
         glt_draw_triangles(t, DRAWS_PER_ROUND);
-        EndQuery(h);
+        gl.glEndPerfQueryINTEL(h);
         unsigned char *data = malloc(size ? size : 1);
         GLuint written = 0;
-        GetQueryData(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
+        gl.glGetPerfQueryDataINTEL(h, GL_PERFQUERY_WAIT_INTEL, (GLsizei)size, data, &written);
         CHECK(written == size, "INTEL %s: %u bytes of %u", name, written, size);
         free(data);
-        DeleteQuery(h);
+        gl.glDeletePerfQueryINTEL(h);
     }
 }
 
@@ -184,7 +151,7 @@ static void *worker(void *arg)
     gl.glFinish();
     /* Draws made on this context (every INTEL type and the ANGLE query draw each round). */
     GLuint id = 0, types = 0;
-    for (GetFirstId(&id); id; GetNextId(id, &id))
+    for (gl.glGetFirstPerfQueryIdINTEL(&id); id; gl.glGetNextPerfQueryIdINTEL(id, &id))
         types++;
     atomic_fetch_add(&draws_made, (long long)ROUNDS * (types + 1));
     if (buf)
@@ -202,37 +169,12 @@ struct record {
     uint64_t value;
 };
 
-static EGLint group_named(const char *name)
-{
-    EGLint n = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM);
-    for (EGLint g = 0; g < n; g++) {
-        char s[64];
-        EGLint count = 0, max = 0;
-        if (GetGroupInfo(g, sizeof s, s, &count, &max) && strcmp(s, name) == 0)
-            return g;
-    }
-    return -1;
-}
-
-static EGLint counter_named(EGLint group, const char *name)
-{
-    EGLint count = 0, max = 0;
-    GetGroupInfo(group, 0, NULL, &count, &max);
-    for (EGLint c = 0; c < count; c++) {
-        char s[64];
-        EGLuint64BRCM lo, hi, den;
-        if (GetCounterInfo(group, c, &lo, &hi, &den, sizeof s, s, 0, NULL) && strcmp(s, name) == 0)
-            return c;
-    }
-    return -1;
-}
-
 /* The draws counted since the last reset, read and reset in one call. */
 static uint64_t brcm_draws(EGLint drv, EGLint draw)
 {
     struct record r[16];
     EGLint bytes = 0;
-    CHECK(GetData(sizeof r, r, &bytes, EGL_TRUE), "eglGetPerfCounterDataBRCM: 0x%x",
+    CHECK(brcm.GetData(sizeof r, r, &bytes, EGL_TRUE), "eglGetPerfCounterDataBRCM: 0x%x",
           eglGetError());
     for (EGLint i = 0; i < bytes / (EGLint)sizeof r[0]; i++)
         if (r[i].group == (uint32_t)drv && r[i].counter == (uint32_t)draw)
@@ -245,12 +187,12 @@ static uint64_t brcm_draws(EGLint drv, EGLint draw)
 static void *sampler(void *arg)
 {
     uint64_t *brcm_total = arg;
-    EGLint drv = group_named("Driver Counters");
-    EGLint draw = counter_named(drv, "Draw Calls");
+    EGLint drv = glt_brcm_group(&brcm, "Driver Counters");
+    EGLint draw = glt_brcm_counter(&brcm, drv, "Draw Calls");
     CHECK(drv >= 0 && draw >= 0, "BRCM Driver Counters/Draw Calls");
-    CHECK(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM), "acquire: 0x%x", eglGetError());
-    CHECK(Choose(EGL_TRUE, drv, 1, &draw), "choose: 0x%x", eglGetError());
-    CHECK(SetCounting(EGL_START_COUNTERS_BRCM), "start: 0x%x", eglGetError());
+    CHECK(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM), "acquire: 0x%x", eglGetError());
+    CHECK(brcm.Choose(EGL_TRUE, drv, 1, &draw), "choose: 0x%x", eglGetError());
+    CHECK(brcm.SetCounting(EGL_START_COUNTERS_BRCM), "start: 0x%x", eglGetError());
 
     perfq_t *pq = NULL;
     perfq_sampler_t *s = NULL;
@@ -279,8 +221,8 @@ static void *sampler(void *arg)
         usleep(1000);
     }
     total += brcm_draws(drv, draw);
-    CHECK(SetCounting(EGL_STOP_COUNTERS_BRCM), "stop: 0x%x", eglGetError());
-    CHECK(SetCounting(EGL_RELEASE_COUNTERS_BRCM), "release: 0x%x", eglGetError());
+    CHECK(brcm.SetCounting(EGL_STOP_COUNTERS_BRCM), "stop: 0x%x", eglGetError());
+    CHECK(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM), "release: 0x%x", eglGetError());
     CHECK(perfq_sampler_stop(s) == PERFQ_OK, "sampler_stop");
     CHECK(perfq_sampler_destroy(&s) == PERFQ_OK, "sampler_destroy");
     perfq_close(&pq);
@@ -335,7 +277,7 @@ int main(int argc, char **argv)
         return rc;
     if ((rc = cl_open()) != 0)
         return rc;
-    load();
+    glt_brcm_load(&brcm);
     pthread_barrier_init(&started, NULL, WORKERS + 1);
     pthread_t th[WORKERS], st;
     uint64_t brcm_total = 0;

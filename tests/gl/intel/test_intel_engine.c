@@ -210,18 +210,16 @@ static void test_threads_share_one_engine(void **state)
 static void test_brcm_shares_the_engine(void **state)
 {
     (void)state;
-    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
-        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
-    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
-        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
-    assert_non_null(GetConstant);
-    assert_non_null(GetGroupInfo);
+    struct glt_brcm brcm;
+    glt_brcm_load(&brcm);
+    assert_non_null(brcm.GetConstant);
+    assert_non_null(brcm.GetGroupInfo);
     assert_int_equal(setenv("PERFQ_DISABLE", "nvml-gpu0", 1), 0);
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), nvidia = 0;
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), nvidia = 0;
     for (EGLint g = 0; g < groups; g++) {
         char name[64] = "";
         EGLint n = 0, max_active = 0;
-        assert_true(GetGroupInfo(g, sizeof(name), name, &n, &max_active));
+        assert_true(brcm.GetGroupInfo(g, sizeof(name), name, &n, &max_active));
         if (strcmp(name, "nvml-gpu0") == 0)
             nvidia = n;
     }

@@ -136,25 +136,16 @@ static void test_intel_nvidia_device(void **state)
 static void test_egl_brcm_nvidia_group(void **state)
 {
     (void)state;
-    PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC GetConstant =
-        (PFNEGLGETPERFCOUNTERCONSTANTBRCMPROC)eglGetProcAddress("eglGetPerfCounterConstantBRCM");
-    PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC GetGroupInfo =
-        (PFNEGLGETPERFCOUNTERGROUPINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterGroupInfoBRCM");
-    PFNEGLGETPERFCOUNTERINFOBRCMPROC GetCounterInfo =
-        (PFNEGLGETPERFCOUNTERINFOBRCMPROC)eglGetProcAddress("eglGetPerfCounterInfoBRCM");
-    PFNEGLSETPERFCOUNTINGBRCMPROC SetCounting =
-        (PFNEGLSETPERFCOUNTINGBRCMPROC)eglGetProcAddress("eglSetPerfCountingBRCM");
-    PFNEGLCHOOSEPERFCOUNTERSBRCMPROC Choose =
-        (PFNEGLCHOOSEPERFCOUNTERSBRCMPROC)eglGetProcAddress("eglChoosePerfCountersBRCM");
-    PFNEGLGETPERFCOUNTERDATABRCMPROC GetData =
-        (PFNEGLGETPERFCOUNTERDATABRCMPROC)eglGetProcAddress("eglGetPerfCounterDataBRCM");
-    assert_non_null(GetConstant);
-    assert_non_null(GetData);
+    struct glt_brcm brcm;
+    glt_brcm_load(&brcm);
+    assert_non_null(brcm.GetConstant);
+    assert_non_null(brcm.GetData);
 
-    EGLint groups = GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), group = -1, n = 0, max_active = 0;
+    EGLint groups = brcm.GetConstant(EGL_NUM_COUNTER_GROUPS_BRCM), group = -1, n = 0,
+           max_active = 0;
     for (EGLint g = 0; g < groups; g++) {
         char name[64];
-        assert_true(GetGroupInfo(g, sizeof(name), name, &n, &max_active));
+        assert_true(brcm.GetGroupInfo(g, sizeof(name), name, &n, &max_active));
         if (strcmp(name, "nvml-gpu0") == 0) {
             group = g;
             break;
@@ -165,8 +156,8 @@ static void test_egl_brcm_nvidia_group(void **state)
     for (EGLint c = 0; c < n; c++) {
         char name[64], unit[64];
         EGLuint64BRCM min, max, denominator;
-        assert_true(GetCounterInfo(group, c, &min, &max, &denominator, sizeof(name), name,
-                                   sizeof(unit), unit));
+        assert_true(brcm.GetCounterInfo(group, c, &min, &max, &denominator, sizeof(name), name,
+                                        sizeof(unit), unit));
         if (strcmp(name, "average-power") == 0) {
             power = c;
             assert_string_equal(unit, "W");
@@ -186,17 +177,17 @@ static void test_egl_brcm_nvidia_group(void **state)
     }
     assert_true(power >= 0 && energy >= 0 && sm >= 0);
 
-    assert_true(SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
     EGLint list[3] = {power, energy, sm};
-    assert_true(Choose(EGL_TRUE, group, 3, list));
-    assert_true(SetCounting(EGL_START_COUNTERS_BRCM));
+    assert_true(brcm.Choose(EGL_TRUE, group, 3, list));
+    assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
     uint64_t t0 = glt_now_ns();
     sleep_ms(300);
-    assert_true(SetCounting(EGL_STOP_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_STOP_COUNTERS_BRCM));
     uint64_t t1 = glt_now_ns();
     unsigned char buf[16 * 3];
     EGLint written = 0;
-    assert_true(GetData(sizeof(buf), buf, &written, EGL_TRUE));
+    assert_true(brcm.GetData(sizeof(buf), buf, &written, EGL_TRUE));
     assert_int_equal(written, 16 * 3);
     double v[3] = {0};
     for (int i = 0; i < 3; i++) {
@@ -224,7 +215,7 @@ static void test_egl_brcm_nvidia_group(void **state)
     } else {
         assert_true(v[0] > 0 && v[1] > 0 && v[2] > 0);
     }
-    assert_true(SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+    assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
 /* "NVIDIA GPU Hardware" (CUPTI PM sampling, device-wide) around heavy fragment shading: the
