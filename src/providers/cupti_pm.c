@@ -11,7 +11,6 @@
  * CLOCK_MONOTONIC is taken when sampling starts, from a cuptiGetTimestamp call bracketed by two
  * clock_gettime calls (error: half the bracket, a few microseconds).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,7 +19,7 @@
 #include <time.h>
 
 #include "perfq/perfq.h"
-#include "providers/cupti_api.h"
+#include "providers/cupti_lib.h"
 #include "providers/cupti_pm.h"
 
 const char *const perfq__cupti_metrics[CUPTI_METRICS] = {
@@ -33,12 +32,7 @@ const char *const perfq__cupti_metrics[CUPTI_METRICS] = {
  * further rounds): its size, and its re-initialisation after each decode, scale with it. */
 static uint32_t samples_per_decode(void);
 
-static struct {
-#define PERFQ_CUPTI_FN(name, ret, args) ret(*name) args;
-    PERFQ_CUDA_FUNCTIONS(PERFQ_CUPTI_FN)
-    PERFQ_CUPTI_FUNCTIONS(PERFQ_CUPTI_FN)
-#undef PERFQ_CUPTI_FN
-} F;
+static struct perfq_cupti_fns F;   /* the CUDA and CUPTI lists */
 
 struct pm_device {
     CUpti_Profiler_Host_Object *host;
@@ -85,86 +79,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static const char *cupti_message(CUptiResult rc)
-{
-    const char *s = NULL;
-    if (F.cuptiGetResultString && F.cuptiGetResultString(rc, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
-}
-
-/* What a refusal means to the user, per the CUPTI result. */
-static void explain(char *out, size_t size, const char *call, CUptiResult rc)
-{
-    const char *why = "";
-    if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-        rc == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        why = " (no permission: the driver restricts GPU performance counters to admin users, "
-              "NVreg_RestrictProfilingToAdminUsers=1; run as root or change that setting)";
-    else if (rc == CUPTI_ERROR_HARDWARE_BUSY)
-        why = " (the counters are held by another process or profiler session)";
-    snprintf(out, size, "%s: %s%s", call, cupti_message(rc), why);
-}
-
-static void *open_cupti(void)
-{
-    const char *env = getenv("PERFQ_CUPTI_LIBRARY");
-    static const char *const names[] = {
-        "libcupti.so.13", "libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-        "/usr/local/cuda/lib64/libcupti.so",
-        "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
-    };
-    if (env && *env)
-        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
-static int load(char *reason, size_t size)
-{
-    /* Both libraries stay loaded for the process's life (CUPTI keeps threads). */
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!cuda) {
-        const char *e = dlerror();
-        snprintf(reason, size, "libcuda.so.1 not found (no NVIDIA driver): %s", e ? e : "");
-        return -1;
-    }
-    void *cupti = open_cupti();
-    if (!cupti) {
-        const char *e = dlerror();
-        snprintf(reason, size, "libcupti not found (the CUDA toolkit's CUPTI; set "
-                 "PERFQ_CUPTI_LIBRARY to its path): %s", e ? e : "");
-        return -1;
-    }
-#define LOAD(lib, lib_name, name, ret, args)                                              \
-    if (!(F.name = (ret(*) args)dlsym(lib, #name))) {                                    \
-        snprintf(reason, size, "%s lacks %s (CUPTI 13 or later needed)", lib_name, #name); \
-        return -1;                                                                       \
-    }
-#define LOAD_CUDA(name, ret, args) LOAD(cuda, "libcuda.so.1", name, ret, args)
-#define LOAD_CUPTI(name, ret, args) LOAD(cupti, "libcupti", name, ret, args)
-    PERFQ_CUDA_FUNCTIONS(LOAD_CUDA)
-    PERFQ_CUPTI_FUNCTIONS(LOAD_CUPTI)
-#undef LOAD
-#undef LOAD_CUDA
-#undef LOAD_CUPTI
-    return 0;
-}
-
-static void host_free(CUpti_Profiler_Host_Object **host)
-{
-    if (!*host)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        PERFQ_CUPTI_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject), NULL, *host};
-    F.cuptiProfilerHostDeinitialize(&p);
-    *host = NULL;
-}
-
 /* A host object with `n` metrics added; CUPTI_SUCCESS or the first refusal (*call names it). */
 static CUptiResult host_with(unsigned d, const char *const *metrics, size_t n,
                              CUpti_Profiler_Host_Object **host, const char **call)
@@ -183,7 +97,7 @@ static CUptiResult host_with(unsigned d, const char *const *metrics, size_t n,
     *call = "cuptiProfilerHostConfigAddMetrics";
     rc = F.cuptiProfilerHostConfigAddMetrics(&add);
     if (rc != CUPTI_SUCCESS)
-        host_free(host);
+        perfq__cupti_host_free(&F, host);
     return rc;
 }
 
@@ -258,7 +172,7 @@ static void probe_device(unsigned d)
         PERFQ_CUPTI_SIZE(CUpti_Device_GetChipName_Params, pChipName), NULL, d, NULL};
     CUptiResult rc = F.cuptiDeviceGetChipName(&chip);
     if (rc != CUPTI_SUCCESS) {
-        explain(text, sizeof(text), "cuptiDeviceGetChipName", rc);
+        perfq__cupti_explain(&F, text, sizeof(text), "cuptiDeviceGetChipName", rc);
         set_all_reasons(d, text);
         return;
     }
@@ -268,13 +182,14 @@ static void probe_device(unsigned d)
                          pCounterAvailabilityImage), NULL, d, 0, NULL};
     rc = F.cuptiPmSamplingGetCounterAvailability(&av);
     if (rc == CUPTI_SUCCESS) {
-        D[d].availability = malloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1);
+        size_t bytes = av.counterAvailabilityImageSize;
+        D[d].availability = malloc(bytes ? bytes : 1);
         av.pCounterAvailabilityImage = D[d].availability;
         rc = D[d].availability ? F.cuptiPmSamplingGetCounterAvailability(&av)
                                : CUPTI_ERROR_NOT_INITIALIZED;
     }
     if (rc != CUPTI_SUCCESS) {
-        explain(text, sizeof(text), "cuptiPmSamplingGetCounterAvailability", rc);
+        perfq__cupti_explain(&F, text, sizeof(text), "cuptiPmSamplingGetCounterAvailability", rc);
         set_all_reasons(d, text);
         return;
     }
@@ -282,17 +197,17 @@ static void probe_device(unsigned d)
         CUpti_Profiler_Host_Object *h = NULL;
         const char *call;
         rc = host_with(d, &perfq__cupti_metrics[m], 1, &h, &call);
-        host_free(&h);
+        perfq__cupti_host_free(&F, &h);
         if (rc != CUPTI_SUCCESS) {
-            explain(reason_text[d][m], sizeof(reason_text[d][m]), call, rc);
+            perfq__cupti_explain(&F, reason_text[d][m], sizeof(reason_text[d][m]), call, rc);
             G.dev[d].reason[m] = reason_text[d][m];
         }
     }
     const char *call;
     rc = make_config(d, &call);
-    host_free(&D[d].host);
+    perfq__cupti_host_free(&F, &D[d].host);
     if (rc != CUPTI_SUCCESS) {
-        explain(text, sizeof(text), call, rc);
+        perfq__cupti_explain(&F, text, sizeof(text), call, rc);
         set_all_reasons(d, text);
         return;
     }
@@ -305,32 +220,18 @@ static void probe_device(unsigned d)
     rc = pm_enable(d);
     pm_disable(d);
     if (rc != CUPTI_SUCCESS) {
-        explain(text, sizeof(text), "cuptiPmSamplingEnable", rc);
+        perfq__cupti_explain(&F, text, sizeof(text), "cuptiPmSamplingEnable", rc);
         set_all_reasons(d, text);
     }
 }
 
 static int init_library(char *reason, size_t size)
 {
-    if (load(reason, size))
+    int count;
+    if (perfq__cupti_load_cuda(&F, 0, reason, size) ||
+        perfq__cupti_load_cupti(&F, 0, reason, size) ||
+        perfq__cupti_init_driver(&F, &count, reason, size))
         return -1;
-    CUresult cr = F.cuInit(0);
-    if (cr != CUDA_SUCCESS) {
-        snprintf(reason, size, "cuInit failed (CUDA error %d)", (int)cr);
-        return -1;
-    }
-    int count = 0;
-    if (F.cuDeviceGetCount(&count) != CUDA_SUCCESS || count <= 0) {
-        snprintf(reason, size, "CUDA found no device");
-        return -1;
-    }
-    CUpti_Profiler_Initialize_Params pi = {
-        PERFQ_CUPTI_SIZE(CUpti_Profiler_Initialize_Params, pPriv), NULL};
-    CUptiResult rc = F.cuptiProfilerInitialize(&pi);
-    if (rc != CUPTI_SUCCESS) {
-        explain(reason, size, "cuptiProfilerInitialize", rc);
-        return -1;
-    }
     G.device_count = count > CUPTI_MAX_DEVICES ? CUPTI_MAX_DEVICES : (unsigned)count;
     for (unsigned d = 0; d < G.device_count; d++)
         probe_device(d);
@@ -516,7 +417,7 @@ static void device_stop(unsigned d)
         F.cuptiPmSamplingStop(&sp);
     }
     pm_disable(d);
-    host_free(&dev->host);
+    perfq__cupti_host_free(&F, &dev->host);
     free(dev->counter_data);
     dev->counter_data = NULL;
 }
@@ -568,7 +469,7 @@ static int device_start(unsigned d)
     if (rc == CUPTI_SUCCESS)
         return PERFQ_OK;
     /* Kept for the device: later instances list its counters unavailable with this. */
-    explain(text, sizeof(text), call, rc);
+    perfq__cupti_explain(&F, text, sizeof(text), call, rc);
     set_all_reasons(d, text);
     device_stop(d);
     if (rc == CUPTI_ERROR_HARDWARE_BUSY)

@@ -14,9 +14,8 @@
  * create with PERFQ_EPASSES (the group description says how many passes the whole group
  * takes, each counter's description how many it takes alone), and each group's "passes"
  * counter reads the measured set's pass count. No build-time dependency: libcuda.so.1 and
- * libcupti are opened with dlopen, as for PM sampling (cupti_api.h). docs/nvidia-providers.md.
+ * libcupti are opened with dlopen, as for PM sampling (cupti_lib.h). docs/nvidia-providers.md.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +23,7 @@
 
 #include "core/provider.h"
 #include "providers/builtin_providers.h"
-#include "providers/cupti_api.h"
+#include "providers/cupti_lib.h"
 
 #define RANGE_MAX_DEVICES 8
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -71,14 +70,7 @@ static const struct perfq_counter_desc passes_desc = {
     "for every measurement that can be created (perfq refuses more with PERFQ_EPASSES)",
     PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64, PERFQ_INTEL_RAW, 0, 0, 1, CODE_PASSES, 0};
 
-static struct {
-#define PERFQ_RANGE_FN(name, ret, args) ret(*name) args;
-    PERFQ_CUDA_FUNCTIONS(PERFQ_RANGE_FN)
-    PERFQ_CUDA_RANGE_FUNCTIONS(PERFQ_RANGE_FN)
-    PERFQ_CUPTI_FUNCTIONS(PERFQ_RANGE_FN)
-    PERFQ_CUPTI_RANGE_FUNCTIONS(PERFQ_RANGE_FN)
-#undef PERFQ_RANGE_FN
-} F;
+static struct perfq_cupti_fns F;   /* all four lists */
 
 struct range_device {
     char chip[32];
@@ -95,93 +87,10 @@ static char lib_reason[256];
 static unsigned device_count;
 static struct range_device devs[RANGE_MAX_DEVICES];
 
-static const char *result_string(CUptiResult rc)
-{
-    const char *s = NULL;
-    if (F.cuptiGetResultString && F.cuptiGetResultString(rc, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
-}
-
-static void explain(char *out, size_t size, const char *call, CUptiResult rc)
-{
-    const char *why = "";
-    if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-        rc == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        why = " (no permission: the driver restricts GPU performance counters to admin users, "
-              "NVreg_RestrictProfilingToAdminUsers=1)";
-    else if (rc == CUPTI_ERROR_HARDWARE_BUSY)
-        why = " (the counters are held by another process or profiler session)";
-    snprintf(out, size, "%s: %s%s", call, result_string(rc), why);
-}
-
-static void *open_cupti(void)
-{
-    const char *env = getenv("PERFQ_CUPTI_LIBRARY");
-    static const char *const names[] = {
-        "libcupti.so.13", "libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-        "/usr/local/cuda/lib64/libcupti.so",
-        "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
-    };
-    if (env && *env)
-        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
 /* CUPTI alone (no driver needed): enough to count passes on a named chip. */
 static int load_cupti(char *reason, size_t size)
 {
-    void *cupti = open_cupti();
-    if (!cupti) {
-        const char *e = dlerror();
-        snprintf(reason, size, "libcupti not found (the CUDA toolkit's CUPTI; set "
-                 "PERFQ_CUPTI_LIBRARY to its path): %s", e ? e : "");
-        return -1;
-    }
-#define LOAD(name, ret, args)                                                              \
-    if (!(F.name = (ret(*) args)dlsym(cupti, #name))) {                                   \
-        snprintf(reason, size, "libcupti lacks %s (CUPTI 13 or later needed)", #name);    \
-        return -1;                                                                        \
-    }
-    PERFQ_CUPTI_FUNCTIONS(LOAD)
-    PERFQ_CUPTI_RANGE_FUNCTIONS(LOAD)
-#undef LOAD
-    return 0;
-}
-
-static int load(char *reason, size_t size)
-{
-    /* Both stay loaded for the process's life (CUPTI keeps threads). */
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!cuda) {
-        const char *e = dlerror();
-        snprintf(reason, size, "libcuda.so.1 not found (no NVIDIA driver): %s", e ? e : "");
-        return -1;
-    }
-#define LOAD(name, ret, args)                                                              \
-    if (!(F.name = (ret(*) args)dlsym(cuda, #name))) {                                    \
-        snprintf(reason, size, "libcuda.so.1 lacks %s", #name);                           \
-        return -1;                                                                        \
-    }
-    PERFQ_CUDA_FUNCTIONS(LOAD)
-    PERFQ_CUDA_RANGE_FUNCTIONS(LOAD)
-#undef LOAD
-    return load_cupti(reason, size);
-}
-
-static void host_free(CUpti_Profiler_Host_Object **host)
-{
-    if (!*host)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        PERFQ_CUPTI_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject), NULL, *host};
-    F.cuptiProfilerHostDeinitialize(&p);
-    *host = NULL;
+    return perfq__cupti_load_cupti(&F, 1, reason, size);
 }
 
 /* The range profiler's config image of `n` metrics on `chip` (availability may be NULL: every
@@ -238,7 +147,7 @@ static CUptiResult make_config(const char *chip, const uint8_t *availability,
 fail:
     free(*config);
     *config = NULL;
-    host_free(host);
+    perfq__cupti_host_free(&F, host);
     return rc;
 }
 
@@ -254,11 +163,11 @@ static int passes_of(const char *chip, const char *const *names, size_t n, size_
     CUptiResult rc = make_config(chip, NULL, names, n, &host, &config, &config_size, passes,
                                  &call);
     if (rc != CUPTI_SUCCESS) {
-        explain(reason, size, call, rc);
+        perfq__cupti_explain(&F, reason, size, call, rc);
         return -1;
     }
     free(config);
-    host_free(&host);
+    perfq__cupti_host_free(&F, &host);
     return 0;
 }
 
@@ -317,7 +226,7 @@ static void probe_device(unsigned d)
     CUptiResult rc = F.cuptiDeviceGetChipName(&chip);
     char text[160] = "";
     if (rc != CUPTI_SUCCESS)
-        explain(text, sizeof(text), "cuptiDeviceGetChipName", rc);
+        perfq__cupti_explain(&F, text, sizeof(text), "cuptiDeviceGetChipName", rc);
     else
         snprintf(devs[d].chip, sizeof(devs[d].chip), "%s", chip.pChipName);
     describe_device(d, text);
@@ -350,25 +259,10 @@ size_t perfq__cupti_range_describe(const char *chip, size_t m, const char **desc
 
 static int init_library(char *reason, size_t size)
 {
-    if (load(reason, size))
+    int count;
+    if (perfq__cupti_load_cuda(&F, 1, reason, size) || load_cupti(reason, size) ||
+        perfq__cupti_init_driver(&F, &count, reason, size))
         return -1;
-    CUresult cr = F.cuInit(0);
-    if (cr != CUDA_SUCCESS) {
-        snprintf(reason, size, "cuInit failed (CUDA error %d)", (int)cr);
-        return -1;
-    }
-    int count = 0;
-    if (F.cuDeviceGetCount(&count) != CUDA_SUCCESS || count <= 0) {
-        snprintf(reason, size, "CUDA found no device");
-        return -1;
-    }
-    CUpti_Profiler_Initialize_Params pi = {
-        PERFQ_CUPTI_SIZE(CUpti_Profiler_Initialize_Params, pPriv), NULL};
-    CUptiResult rc = F.cuptiProfilerInitialize(&pi);
-    if (rc != CUPTI_SUCCESS) {
-        explain(reason, size, "cuptiProfilerInitialize", rc);
-        return -1;
-    }
     device_count = count > RANGE_MAX_DEVICES ? RANGE_MAX_DEVICES : (unsigned)count;
     for (unsigned d = 0; d < device_count; d++)
         probe_device(d);
@@ -475,7 +369,7 @@ static void range_session_close(void *session)
     }
     if (s->rp)
         disable(s);
-    host_free(&s->host);
+    perfq__cupti_host_free(&F, &s->host);
     free(s->availability);
     free(s->config);
     free(s->data);
@@ -509,7 +403,8 @@ static perfq_status_t range_session_open(void *state, const struct perfq_session
         return PERFQ_ENOTSUP;
     CUcontext ctx = NULL;
     CUdevice device = -1;
-    if (F.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || F.cuCtxGetDevice(&device) != CUDA_SUCCESS)
+    if (F.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx ||
+        F.cuCtxGetDevice(&device) != CUDA_SUCCESS)
         return PERFQ_ESTATE;   /* no current CUDA context on this thread */
     struct range_session *s = calloc(1, sizeof(*s));
     if (!s)
@@ -729,7 +624,7 @@ static perfq_status_t refused(const char *call, CUptiResult rc)
     const char *debug = getenv("PERFQ_CUPTI_DEBUG");
     if (debug && *debug && strcmp(debug, "0") != 0) {
         char text[256];
-        explain(text, sizeof(text), call, rc);
+        perfq__cupti_explain(&F, text, sizeof(text), call, rc);
         fprintf(stderr, "perfq cupti-range: %s\n", text);
     }
     return status_of(rc);
