@@ -212,18 +212,30 @@ static void get_iv_common(GLenum target, GLuint index, GLenum pname, GLint *para
 
 enum value_type { V_INT32, V_UINT32, V_INT64, V_UINT64 };
 
+union query_value {
+    GLint i;
+    GLuint u;
+    GLint64 i64;
+    GLuint64 u64;
+};
+
+/* A result as the type holds it (values too large for it saturate); returns its size. */
+static size_t convert(enum value_type type, GLuint64 v, union query_value *out)
+{
+    switch (type) {
+    case V_INT32: out->i = v > (GLuint64)INT_MAX ? INT_MAX : (GLint)v; return 4;
+    case V_UINT32: out->u = v > (GLuint64)UINT_MAX ? UINT_MAX : (GLuint)v; return 4;
+    case V_INT64: out->i64 = v > (GLuint64)INT64_MAX ? INT64_MAX : (GLint64)v; return 8;
+    default: out->u64 = v; return 8;
+    }
+}
+
 /* Writes a result as GL would: to *params, or into the buffer bound to GL_QUERY_BUFFER at the
- * offset `params` (ARB_query_buffer_object). Values too large for the type saturate. */
+ * offset `params` (ARB_query_buffer_object). */
 static void deliver(struct perfq_gl_ctx *c, void *params, enum value_type type, GLuint64 v)
 {
-    union { GLint i; GLuint u; GLint64 i64; GLuint64 u64; } out;
-    size_t size = 4;
-    switch (type) {
-    case V_INT32: out.i = v > (GLuint64)INT_MAX ? INT_MAX : (GLint)v; break;
-    case V_UINT32: out.u = v > (GLuint64)UINT_MAX ? UINT_MAX : (GLuint)v; break;
-    case V_INT64: out.i64 = v > (GLuint64)INT64_MAX ? INT64_MAX : (GLint64)v; size = 8; break;
-    default: out.u64 = v; size = 8; break;
-    }
+    union query_value out;
+    size_t size = convert(type, v, &out);
     GLint buffer = 0;
     if (perfq_gl_vq_query_buffer_bound(c)) {
         perfq_gl_error_guard_begin(&c->pub);
@@ -236,28 +248,46 @@ static void deliver(struct perfq_gl_ctx *c, void *params, enum value_type type, 
         memcpy(params, &out, size);
 }
 
-/* 1 if the layer answered (the name has a split record), 0 to let the driver answer. */
-static int get_object_common(GLuint id, GLenum pname, void *params, enum value_type type)
+enum split_answer { DRIVER_ANSWERS, LAYER_REFUSED, LAYER_VALUE };
+
+/* Who answers a query object's pname for `id`: the driver where the name has no split record,
+ * or for a pname other than the result's (GL_QUERY_TARGET, bad pnames: the driver's object
+ * answers); else the layer, which refuses an active query or reads the summed result into *st
+ * and *v (in *c_out's context). */
+static enum split_answer split_result(GLuint id, GLenum pname, struct perfq_gl_ctx **c_out,
+                                      perfq_status_t *st, GLuint64 *v)
 {
     struct perfq_gl_ctx *c = vq_ctx();
     if (!c || !c->vq->records.count)
-        return 0;
+        return DRIVER_ANSWERS;
     struct perfq_gl_vquery *rec = perfq_gl_name_table_get(&c->vq->records, id);
     if (!rec)
-        return 0;
+        return DRIVER_ANSWERS;
     /* GL 4.6 4.2.3: "An INVALID_OPERATION error is generated if id is the name of a currently
      * active query object". */
     if (rec->active) {
         perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
-        return 1;
+        return LAYER_REFUSED;
     }
     if (pname != GL_QUERY_RESULT && pname != GL_QUERY_RESULT_AVAILABLE &&
         pname != GL_QUERY_RESULT_NO_WAIT)
-        return 0;   /* GL_QUERY_TARGET and bad pnames: the driver's object answers */
-    GLuint64 v = 0;
+        return DRIVER_ANSWERS;
     perfq_gl_error_guard_begin(&c->pub);
-    perfq_status_t st = perfq_gl_vq_value(c, rec, pname == GL_QUERY_RESULT, &v);
+    *st = perfq_gl_vq_value(c, rec, pname == GL_QUERY_RESULT, v);
     perfq_gl_error_guard_end(&c->pub);
+    *c_out = c;
+    return LAYER_VALUE;
+}
+
+/* 1 if the layer answered (the name has a split record), 0 to let the driver answer. */
+static int get_object_common(GLuint id, GLenum pname, void *params, enum value_type type)
+{
+    struct perfq_gl_ctx *c = NULL;
+    perfq_status_t st = PERFQ_OK;
+    GLuint64 v = 0;
+    enum split_answer who = split_result(id, pname, &c, &st, &v);
+    if (who != LAYER_VALUE)
+        return who == LAYER_REFUSED;
     if (pname == GL_QUERY_RESULT_AVAILABLE)
         deliver(c, params, type, st == PERFQ_OK ? GL_TRUE : GL_FALSE);
     else if (st == PERFQ_OK)
@@ -270,35 +300,18 @@ static int get_object_common(GLuint id, GLenum pname, void *params, enum value_t
 static int get_buffer_object_common(GLuint id, GLuint buffer, GLenum pname, GLintptr offset,
                                     enum value_type type)
 {
-    struct perfq_gl_ctx *c = vq_ctx();
-    if (!c || !c->vq->records.count)
-        return 0;
-    struct perfq_gl_vquery *rec = perfq_gl_name_table_get(&c->vq->records, id);
-    if (!rec)
-        return 0;
-    if (rec->active) {
-        perfq_gl_record_error(&c->pub, GL_INVALID_OPERATION);
-        return 1;
-    }
-    if (pname != GL_QUERY_RESULT && pname != GL_QUERY_RESULT_AVAILABLE &&
-        pname != GL_QUERY_RESULT_NO_WAIT)
-        return 0;
+    struct perfq_gl_ctx *c = NULL;
+    perfq_status_t st = PERFQ_OK;
     GLuint64 v = 0;
-    perfq_gl_error_guard_begin(&c->pub);
-    perfq_status_t st = perfq_gl_vq_value(c, rec, pname == GL_QUERY_RESULT, &v);
-    perfq_gl_error_guard_end(&c->pub);
+    enum split_answer who = split_result(id, pname, &c, &st, &v);
+    if (who != LAYER_VALUE)
+        return who == LAYER_REFUSED;
     if (pname == GL_QUERY_RESULT_AVAILABLE)
         v = st == PERFQ_OK;
     else if (st != PERFQ_OK)
         return 1;   /* NO_WAIT and not available: nothing written */
-    union { GLint i; GLuint u; GLint64 i64; GLuint64 u64; } out;
-    GLsizeiptr size = 4;
-    switch (type) {
-    case V_INT32: out.i = v > (GLuint64)INT_MAX ? INT_MAX : (GLint)v; break;
-    case V_UINT32: out.u = v > (GLuint64)UINT_MAX ? UINT_MAX : (GLuint)v; break;
-    case V_INT64: out.i64 = v > (GLuint64)INT64_MAX ? INT64_MAX : (GLint64)v; size = 8; break;
-    default: out.u64 = v; size = 8; break;
-    }
+    union query_value out;
+    GLsizeiptr size = (GLsizeiptr)convert(type, v, &out);
     /* The driver's own errors (a bad buffer name, an offset out of range) are the program's. */
     c->pub.gl->glNamedBufferSubData(buffer, offset, size, &out);
     return 1;
