@@ -274,6 +274,13 @@ int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int
     return 0;
 }
 
+int glt_create_from_args(struct glt *t, int argc, char **argv, int width, int height)
+{
+    EGLDisplay dpy;
+    int rc = glt_open_display(&dpy);
+    return rc != 0 ? rc : glt_create(t, dpy, glt_kind_from_args(argc, argv), width, height);
+}
+
 int glt_make_current(struct glt *t)
 {
     /* The bound API is per thread; a context made current on a new thread needs its own. */
@@ -355,6 +362,13 @@ GLuint glt_intel_query_id(const char *name)
     gl.glGetPerfQueryIdByNameINTEL((GLchar *)name, &id);
     glt_error();
     return id;
+}
+
+GLuint glt_intel_data_size(GLuint query_id)
+{
+    GLuint size = 0;
+    gl.glGetPerfQueryInfoINTEL(query_id, 0, NULL, &size, NULL, NULL, NULL);
+    return size;
 }
 
 int glt_intel_counter_index(GLuint query_id, const char *name)

@@ -5,14 +5,11 @@
  * an unmodified program would, so that the layer's entry points are what runs.
  *
  * Use:
- *     enum glt_kind kind = glt_kind_from_args(argc, argv);   // --core, --gles, else compat
- *     EGLDisplay dpy;
  *     struct glt t;
- *     int rc = glt_open_display(&dpy);
- *     if (rc == 0)
- *         rc = glt_create(&t, dpy, kind, 64, 64);             // current on this thread
- *     if (rc != 0)
+ *     int rc = glt_create_from_args(&t, argc, argv, 64, 64);  // --core, --gles, else compat:
+ *     if (rc != 0)                                            // current on this thread
  *         return rc;                                          // GLT_SKIP (77) or a failure
+ *     (or glt_open_display(&dpy), then glt_create(&t, dpy, kind, 64, 64) for more contexts)
  *     gl.glBeginQuery(...); glt_draw_triangles(&t, 10); ...    // `gl`: the one function table
  *     glt_destroy(&t);
  *
@@ -188,6 +185,9 @@ int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out);
  * where the display gives no context of the kind; 1 on a failure (eglMakeCurrent refused, a GL
  * error during the setup). */
 int glt_create(struct glt *t, EGLDisplay dpy, enum glt_kind kind, int width, int height);
+/* The usual start of a test: the process's display (glt_open_display), then glt_create of the
+ * kind argv names (glt_kind_from_args). 0, GLT_SKIP or 1 as those return. */
+int glt_create_from_args(struct glt *t, int argc, char **argv, int width, int height);
 /* Makes t current on this thread (for a context released on another): 0, or -1 if refused. */
 int glt_make_current(struct glt *t);
 /* Makes no context current on this thread. */
@@ -213,10 +213,12 @@ int glt_has_pipeline_statistics(void);
 uint64_t glt_now_ns(void);
 
 /* GL_INTEL_performance_query helpers (current context): the query id of a type by name (0 if
- * absent, the error it raised drained); the 0-based index of a counter by name in a type, -1 if
+ * absent, the error it raised drained); a type's data size (glGetPerfQueryInfoINTEL's
+ * dataSize); the 0-based index of a counter by name in a type, -1 if
  * absent; one UINT32/UINT64 counter of a result read at the offset GetPerfCounterInfo gives
  * (UINT64_MAX if absent); the result with GL_PERFQUERY_WAIT_INTEL, returning bytesWritten. */
 GLuint glt_intel_query_id(const char *name);
+GLuint glt_intel_data_size(GLuint query_id);
 int glt_intel_counter_index(GLuint query_id, const char *name);
 uint64_t glt_intel_counter_u64(GLuint query_id, const char *name, const void *data);
 GLuint glt_intel_result_wait(GLuint handle, void *data, GLuint size);

@@ -604,12 +604,7 @@ int main(int argc, char **argv)
     if (n <= 0)
         return 1;
     self_path[n] = '\0';
-    enum glt_kind kind = glt_kind_from_args(argc, argv);
-    EGLDisplay dpy;
-    int rc = glt_open_display(&dpy);
-    if (rc)
-        return rc;
-    rc = glt_create(&T, dpy, kind, 64, 64);
+    int rc = glt_create_from_args(&T, argc, argv, 64, 64);
     if (rc)
         return rc;
     glt_brcm_load(&brcm);

@@ -44,13 +44,6 @@ static GLuint pipeline_or_skip(void)
     return id;
 }
 
-static GLuint type_size(GLuint id)
-{
-    GLuint size = 0;
-    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
-    return size;
-}
-
 #define C(data, name) glt_intel_counter_u64(ps, name, data)
 
 /* N triangles: vertices 3N, primitives N (submitted, clipper input, generated), vertex shader
@@ -58,7 +51,7 @@ static GLuint type_size(GLuint id)
 static void test_triangles_exact(void **state)
 {
     (void)state;
-    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    GLuint ps = pipeline_or_skip(), h = 0, size = glt_intel_data_size(ps);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(ps, &h);
     for (int round = 0; round < 3; round++) {
@@ -92,7 +85,7 @@ static void test_triangles_exact(void **state)
 static void test_quad_samples_exact(void **state)
 {
     (void)state;
-    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    GLuint ps = pipeline_or_skip(), h = 0, size = glt_intel_data_size(ps);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(ps, &h);
     gl.glBeginPerfQueryINTEL(h);
@@ -117,7 +110,7 @@ static void test_layout_matches_info(void **state)
     (void)state;
     GLuint ps = glt_intel_query_id("Pipeline Statistics");
     GLuint id = ps ? ps : glt_intel_query_id("Host CPU");
-    GLuint size = type_size(id), count = 0, h = 0;
+    GLuint size = glt_intel_data_size(id), count = 0, h = 0;
     gl.glGetPerfQueryInfoINTEL(id, 0, NULL, NULL, &count, NULL, NULL);
     uint8_t *data = malloc(size);
     uint8_t *covered = calloc(size, 1);
@@ -163,7 +156,7 @@ static void test_gpu_time_vs_wall(void **state)
      * fence path at least), so one of the two types is always there, with the counter. */
     assert_int_not_equal(id, 0);
     assert_true(glt_intel_counter_index(id, counter) >= 0);
-    GLuint h = 0, size = type_size(id);
+    GLuint h = 0, size = glt_intel_data_size(id);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(id, &h);
     /* Warm up (shader compilation happens at the first draw on some drivers). */
@@ -215,7 +208,7 @@ static uint64_t thread_cpu_ns(void)
 static void test_cpu_time(void **state)
 {
     (void)state;
-    GLuint id = glt_intel_query_id("Host CPU"), h = 0, size = type_size(id);
+    GLuint id = glt_intel_query_id("Host CPU"), h = 0, size = glt_intel_data_size(id);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(id, &h);
     volatile uint64_t sink = 0;
@@ -335,7 +328,7 @@ static void test_data_modes(void **state)
     if (!id)
         id = glt_intel_query_id("GPU Time");
     assert_int_not_equal(id, 0);   /* "GPU Time" is in every context (the timer works) */
-    GLuint h = 0, size = type_size(id), written = 1234;
+    GLuint h = 0, size = glt_intel_data_size(id), written = 1234;
     uint8_t *data = malloc(size), *again = malloc(size);
     gl.glCreatePerfQueryINTEL(id, &h);
     gl.glBeginPerfQueryINTEL(h);
@@ -377,7 +370,7 @@ static void test_data_modes(void **state)
 static void test_rebegin_restarts(void **state)
 {
     (void)state;
-    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    GLuint ps = pipeline_or_skip(), h = 0, size = glt_intel_data_size(ps);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(ps, &h);
     gl.glBeginPerfQueryINTEL(h);
@@ -402,7 +395,7 @@ static void test_rebegin_restarts(void **state)
 static void test_draws_outside_not_counted(void **state)
 {
     (void)state;
-    GLuint ps = pipeline_or_skip(), h = 0, size = type_size(ps);
+    GLuint ps = pipeline_or_skip(), h = 0, size = glt_intel_data_size(ps);
     uint8_t *data = malloc(size);
     gl.glCreatePerfQueryINTEL(ps, &h);
     glt_draw_triangles(&T, 40);
@@ -420,10 +413,7 @@ static void test_draws_outside_not_counted(void **state)
 
 int main(int argc, char **argv)
 {
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), W, H);
+    int r = glt_create_from_args(&T, argc, argv, W, H);
     if (r != 0)
         return r;
     fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));

@@ -272,10 +272,7 @@ static void test_destroy_context_not_current(void **state)
 
 int main(int argc, char **argv)
 {
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 32, 32);
+    int r = glt_create_from_args(&T, argc, argv, 32, 32);
     if (r != 0)
         return r;
     fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));

@@ -761,10 +761,7 @@ static void test_no_current_context(void **state)
 
 int main(int argc, char **argv)
 {
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 64, 64);
+    int r = glt_create_from_args(&T, argc, argv, 64, 64);
     if (r != 0)
         return r;
     fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));

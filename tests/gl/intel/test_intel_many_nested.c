@@ -95,10 +95,7 @@ static void test_nested_500_to_5000(void **state)
 
 int main(int argc, char **argv)
 {
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), W, H);
+    int r = glt_create_from_args(&T, argc, argv, W, H);
     if (r != 0)
         return r;
     fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));

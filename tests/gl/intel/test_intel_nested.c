@@ -40,16 +40,9 @@ static GLuint pipeline_or_skip(void)
     return id;
 }
 
-static GLuint type_size(GLuint id)
-{
-    GLuint size = 0;
-    gl.glGetPerfQueryInfoINTEL(id, 0, NULL, &size, NULL, NULL, NULL);
-    return size;
-}
-
 static uint64_t read_counter(GLuint type, GLuint h, const char *name)
 {
-    GLuint size = type_size(type);
+    GLuint size = glt_intel_data_size(type);
     uint8_t *data = malloc(size);
     assert_int_equal(glt_intel_result_wait(h, data, size), size);
     uint64_t v = glt_intel_counter_u64(type, name, data);
@@ -287,10 +280,7 @@ static void test_program_generated_and_time(void **state)
 
 int main(int argc, char **argv)
 {
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), W, H);
+    int r = glt_create_from_args(&T, argc, argv, W, H);
     if (r != 0)
         return r;
     fprintf(stderr, "renderer: %s (%s)\n", T.renderer, glt_kind_name(T.kind));

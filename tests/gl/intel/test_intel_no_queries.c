@@ -74,10 +74,7 @@ int main(int argc, char **argv)
 {
     if (disable_everything() != 0)
         return 1;
-    EGLDisplay dpy;
-    int r = glt_open_display(&dpy);
-    if (r == 0)
-        r = glt_create(&T, dpy, glt_kind_from_args(argc, argv), 16, 16);
+    int r = glt_create_from_args(&T, argc, argv, 16, 16);
     if (r != 0)
         return r;
     const struct CMUnitTest tests[] = {
