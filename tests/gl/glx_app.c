@@ -14,16 +14,14 @@
 #include <GL/glx.h>
 #include <X11/Xlib.h>
 #include <dlfcn.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "glx_test.h"
 #include "perfq/angle_timer_query.h"
 
 /* The work is GPU-bound (llvmpipe: its threads), so the elapsed time is at least half of the
@@ -40,50 +38,6 @@
 #define GPU_SHARE_OK(ns, wall) ((ns) >= (wall) / 2)
 #endif
 
-static pid_t xvfb = 0;
-
-static void stop_xvfb(void)
-{
-    if (xvfb > 0) {
-        kill(xvfb, SIGTERM);
-        waitpid(xvfb, NULL, 0);
-        xvfb = 0;
-    }
-}
-
-static int start_xvfb(void)
-{
-    if (access("/usr/bin/Xvfb", X_OK) != 0)
-        return -1;
-    for (int n = 90 + (int)(getpid() % 100); n < 400; n += 7) {
-        char lock[64], sock[64], disp[16];
-        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", n);
-        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", n);
-        if (access(lock, F_OK) == 0)
-            continue;
-        snprintf(disp, sizeof disp, ":%d", n);
-        xvfb = fork();
-        if (xvfb == 0) {
-            /* Xvfb must not inherit the layer. */
-            unsetenv("LD_PRELOAD");
-            execl("/usr/bin/Xvfb", "Xvfb", disp, "-screen", "0", "256x256x24", "-nolisten",
-                  "tcp", (char *)NULL);
-            _exit(127);
-        }
-        for (int i = 0; i < 100; i++) {
-            struct stat st;
-            if (stat(sock, &st) == 0) {
-                setenv("DISPLAY", disp, 1);
-                usleep(100000);
-                return 0;
-            }
-            usleep(50000);
-        }
-        stop_xvfb();
-    }
-    return -1;
-}
-
 /* A copy of struct perfq_gl_layer_stats (src/gl/gl_layer.h: keep them the same; the layer
  * writes the whole struct). */
 struct stats {
@@ -93,41 +47,10 @@ struct stats {
 
 int main(void)
 {
-    if (!getenv("DISPLAY") && start_xvfb() != 0) {
-        fprintf(stderr, "no X display and no Xvfb: skipping\n");
-        return 77;
-    }
-    atexit(stop_xvfb);
-    Display *dpy = XOpenDisplay(NULL);
-    if (!dpy) {
-        fprintf(stderr, "cannot open the X display: skipping\n");
-        return 77;
-    }
-    int attrs[] = {GLX_DRAWABLE_TYPE, GLX_PBUFFER_BIT, GLX_RENDER_TYPE, GLX_RGBA_BIT,
-                   GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8, None};
-    int n = 0;
-    GLXFBConfig *configs = glXChooseFBConfig(dpy, DefaultScreen(dpy), attrs, &n);
-    if (!configs || n < 1) {
-        fprintf(stderr, "no pbuffer config: skipping\n");
-        return 77;
-    }
-    PFNGLXCREATECONTEXTATTRIBSARBPROC create = (PFNGLXCREATECONTEXTATTRIBSARBPROC)
-        glXGetProcAddressARB((const GLubyte *)"glXCreateContextAttribsARB");
-    int cattrs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB, 3, GLX_CONTEXT_MINOR_VERSION_ARB, 3,
-                    GLX_CONTEXT_PROFILE_MASK_ARB, GLX_CONTEXT_COMPATIBILITY_PROFILE_BIT_ARB,
-                    None};
-    GLXContext ctx = create ? create(dpy, configs[0], NULL, True, cattrs) : NULL;
-    int pattrs[] = {GLX_PBUFFER_WIDTH, 64, GLX_PBUFFER_HEIGHT, 64, None};
-    GLXPbuffer pb = glXCreatePbuffer(dpy, configs[0], pattrs);
-    if (!ctx) {
-        fprintf(stderr, "the driver has no GLX context for the config: skipping\n");
-        return 77;
-    }
-    /* The layer wraps glXMakeContextCurrent: its failure is the layer's (or the driver's). */
-    if (!glXMakeContextCurrent(dpy, pb, pb, ctx)) {
-        fprintf(stderr, "FAIL: glXMakeContextCurrent of a new context failed\n");
-        return 1;
-    }
+    struct glxt t;
+    int rc = glxt_create(&t, 0, 90, 400);
+    if (rc != 0)
+        return rc;
     void (*stats_fn)(struct stats *) = (void (*)(struct stats *))dlsym(RTLD_DEFAULT,
                                                                        "perfq_gl_layer_stats");
     if (!stats_fn) {
@@ -227,13 +150,12 @@ int main(void)
     printf("GL error 0x%x\n", err);
     ok &= err == GL_NO_ERROR;
 
-    glXMakeContextCurrent(dpy, None, None, NULL);
-    glXDestroyContext(dpy, ctx);
+    glXMakeContextCurrent(t.dpy, None, None, NULL);
+    glXDestroyContext(t.dpy, t.ctx);
     stats_fn(&st);
     printf("contexts tracked after glXDestroyContext: %llu\n", (unsigned long long)st.contexts);
     ok &= st.contexts == 0;
-    glXDestroyPbuffer(dpy, pb);
-    XFree(configs);
-    XCloseDisplay(dpy);
+    glXDestroyPbuffer(t.dpy, t.pb);
+    XCloseDisplay(t.dpy);
     return ok ? 0 : 1;
 }

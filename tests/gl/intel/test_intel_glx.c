@@ -15,17 +15,15 @@
 #include <GL/glext.h>
 #include <GL/glx.h>
 #include <X11/Xlib.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static pid_t xvfb = 0;
+#include "../glx_test.h"
+
 static int failures = 0;
 
 #define CHECK(cond)                                                              \
@@ -35,47 +33,6 @@ static int failures = 0;
             failures++;                                                          \
         }                                                                        \
     } while (0)
-
-static void stop_xvfb(void)
-{
-    if (xvfb > 0) {
-        kill(xvfb, SIGTERM);
-        waitpid(xvfb, NULL, 0);
-        xvfb = 0;
-    }
-}
-
-static int start_xvfb(void)
-{
-    if (access("/usr/bin/Xvfb", X_OK) != 0)
-        return -1;
-    for (int n = 400 + (int)(getpid() % 100); n < 700; n += 7) {
-        char lock[64], sock[64], disp[16];
-        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", n);
-        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", n);
-        if (access(lock, F_OK) == 0)
-            continue;
-        snprintf(disp, sizeof disp, ":%d", n);
-        xvfb = fork();
-        if (xvfb == 0) {
-            unsetenv("LD_PRELOAD");   /* Xvfb must not carry the layer */
-            execl("/usr/bin/Xvfb", "Xvfb", disp, "-screen", "0", "256x256x24", "-nolisten",
-                  "tcp", (char *)NULL);
-            _exit(127);
-        }
-        for (int i = 0; i < 100; i++) {
-            struct stat st;
-            if (stat(sock, &st) == 0) {
-                setenv("DISPLAY", disp, 1);
-                usleep(100000);
-                return 0;
-            }
-            usleep(50000);
-        }
-        stop_xvfb();
-    }
-    return -1;
-}
 
 #define GET(type, name) ((type)glXGetProcAddressARB((const GLubyte *)(name)))
 
@@ -196,51 +153,10 @@ static void check_angle_timer(void)
 int main(int argc, char **argv)
 {
     int gles = argc > 1 && strcmp(argv[1], "--gles") == 0;
-    if (!getenv("DISPLAY") && start_xvfb() != 0) {
-        fprintf(stderr, "no X display and no Xvfb: skipping\n");
-        return 77;
-    }
-    atexit(stop_xvfb);
-    Display *dpy = XOpenDisplay(NULL);
-    if (!dpy) {
-        fprintf(stderr, "cannot open the X display: skipping\n");
-        return 77;
-    }
-    int attrs[] = {GLX_DRAWABLE_TYPE, GLX_PBUFFER_BIT, GLX_RENDER_TYPE, GLX_RGBA_BIT,
-                   GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8, None};
-    int n = 0;
-    GLXFBConfig *configs = glXChooseFBConfig(dpy, DefaultScreen(dpy), attrs, &n);
-    if (!configs || n < 1) {
-        fprintf(stderr, "no pbuffer config: skipping\n");
-        return 77;
-    }
-    PFNGLXCREATECONTEXTATTRIBSARBPROC create =
-        GET(PFNGLXCREATECONTEXTATTRIBSARBPROC, "glXCreateContextAttribsARB");
-    int cattrs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB, 3, GLX_CONTEXT_MINOR_VERSION_ARB, 3,
-                    GLX_CONTEXT_PROFILE_MASK_ARB, GLX_CONTEXT_COMPATIBILITY_PROFILE_BIT_ARB,
-                    None};
-    int es_attrs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB, 3, GLX_CONTEXT_MINOR_VERSION_ARB, 0,
-                      GLX_CONTEXT_PROFILE_MASK_ARB, GLX_CONTEXT_ES2_PROFILE_BIT_EXT, None};
-    if (gles && !strstr(glXQueryExtensionsString(dpy, DefaultScreen(dpy)),
-                        "GLX_EXT_create_context_es2_profile")) {
-        /* Mesa's and NVIDIA's GLX both have it: its absence is a broken setup, not a skip. */
-        fprintf(stderr, "GLX without GLX_EXT_create_context_es2_profile: FAIL\n");
-        return 1;
-    }
-    GLXContext ctx = create ? create(dpy, configs[0], NULL, True, gles ? es_attrs : cattrs)
-                            : NULL;
-    int pattrs[] = {GLX_PBUFFER_WIDTH, 64, GLX_PBUFFER_HEIGHT, 64, None};
-    GLXPbuffer pb = glXCreatePbuffer(dpy, configs[0], pattrs);
-    if (!ctx) {
-        fprintf(stderr, "the driver has no GLX %s context for the config: skipping\n",
-                gles ? "OpenGL ES 3.0" : "GL 3.3 compatibility");
-        return 77;
-    }
-    /* The layer wraps glXMakeContextCurrent: its failure is the layer's (or the driver's). */
-    if (!glXMakeContextCurrent(dpy, pb, pb, ctx)) {
-        fprintf(stderr, "FAIL: glXMakeContextCurrent of a new context failed\n");
-        return 1;
-    }
+    struct glxt t;
+    int rc = glxt_create(&t, gles, 400, 700);
+    if (rc != 0)
+        return rc;
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     GLint next = 0;
     glGetIntegerv(GL_NUM_EXTENSIONS, &next);
@@ -374,10 +290,9 @@ int main(int argc, char **argv)
     GLenum err = glGetError();
     printf("GL error 0x%x\n", err);
     CHECK(err == GL_NO_ERROR);
-    glXMakeContextCurrent(dpy, None, None, NULL);
-    glXDestroyContext(dpy, ctx);
-    glXDestroyPbuffer(dpy, pb);
-    XFree(configs);
-    XCloseDisplay(dpy);
+    glXMakeContextCurrent(t.dpy, None, None, NULL);
+    glXDestroyContext(t.dpy, t.ctx);
+    glXDestroyPbuffer(t.dpy, t.pb);
+    XCloseDisplay(t.dpy);
     return failures ? 1 : 0;
 }
