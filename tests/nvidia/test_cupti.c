@@ -20,30 +20,11 @@
 
 #include <cmocka.h>
 
+#include "nvidia_test.h"
 #include "perfq/perfq.h"
 
 static const char *const metrics[] = {"sm__cycles_active.avg", "dram__bytes_read.sum",
                                       "dram__bytes_write.sum", "smsp__inst_executed.sum"};
-
-static int have_cuda(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (h)
-        dlclose(h);
-    return h != NULL;
-}
-
-static int find_group(perfq_t *pq, const char *name, perfq_group_info_t *out)
-{
-    uint32_t n;
-    assert_int_equal(perfq_group_count(pq, &n), PERFQ_OK);
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(perfq_group_info(pq, i, out), PERFQ_OK);
-        if (strcmp(out->name, name) == 0)
-            return 1;
-    }
-    return 0;
-}
 
 static void test_catalog(void **state)
 {
@@ -51,8 +32,8 @@ static void test_catalog(void **state)
     perfq_t *pq;
     assert_int_equal(perfq_open(&pq), PERFQ_OK);
     perfq_group_info_t g;
-    if (!have_cuda()) {
-        assert_true(find_group(pq, "cupti", &g));
+    if (!nvt_have_library("libcuda.so.1")) {
+        assert_true(nvt_find_group(pq, "cupti", &g));
         assert_int_equal(g.available, 0);
         assert_non_null(strstr(g.unavailable_reason, "libcuda.so.1 not found"));
         assert_int_equal(g.scope, PERFQ_SCOPE_DEVICE);
@@ -64,25 +45,25 @@ static void test_catalog(void **state)
             assert_int_equal(ci.available, 0);
             assert_string_equal(ci.unavailable_reason, g.unavailable_reason);
         }
-        assert_false(find_group(pq, "cupti-gpu0", &g));
+        assert_false(nvt_find_group(pq, "cupti-gpu0", &g));
         perfq_counter_id_t id;
         assert_int_equal(perfq_counter_find(pq, "cupti/dram__bytes_read.sum", &id), PERFQ_OK);
         perfq_measurement_t *m = NULL;
         assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_ENOTSUP);
         assert_null(m);
         printf("no NVIDIA driver here: cupti listed unavailable (%s)\n", g.unavailable_reason);
-    } else if (find_group(pq, "cupti", &g)) {
+    } else if (nvt_find_group(pq, "cupti", &g)) {
         /* The driver is there but CUPTI or CUDA is not usable: the reason says which. */
         assert_int_equal(g.available, 0);
         assert_non_null(g.unavailable_reason);
         printf("cupti unavailable: %s\n", g.unavailable_reason);
     } else {
-        assert_true(find_group(pq, "cupti-gpu0", &g));
+        assert_true(nvt_find_group(pq, "cupti-gpu0", &g));
         assert_int_equal(g.counter_count, 4);
         for (unsigned d = 0; d < 8; d++) {
             char name[32];
             snprintf(name, sizeof(name), "cupti-gpu%u", d);
-            if (!find_group(pq, name, &g))
+            if (!nvt_find_group(pq, name, &g))
                 break;
             printf("%s: %s\n", name, g.description);
             for (uint32_t c = 0; c < g.counter_count; c++) {
@@ -109,7 +90,7 @@ static void sleep_ms(long ms)
 static void test_idle_interval(void **state)
 {
     (void)state;
-    if (!have_cuda()) {
+    if (!nvt_have_library("libcuda.so.1")) {
         printf("SKIP: libcuda.so.1 not found (no NVIDIA driver): no PM sampling here\n");
         skip();
     }

@@ -22,31 +22,12 @@
 
 #include <cmocka.h>
 
+#include "nvidia_test.h"
 #include "perfq/perfq.h"
 
 #ifdef PERFQ_TEST_HAVE_OPENCL
 #include <CL/cl.h>
 #endif
-
-static int have_nvml(void)
-{
-    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (h)
-        dlclose(h);
-    return h != NULL;
-}
-
-static int find_group(perfq_t *pq, const char *name, perfq_group_info_t *out)
-{
-    uint32_t n;
-    assert_int_equal(perfq_group_count(pq, &n), PERFQ_OK);
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(perfq_group_info(pq, i, out), PERFQ_OK);
-        if (strcmp(out->name, name) == 0)
-            return 1;
-    }
-    return 0;
-}
 
 static void test_catalog(void **state)
 {
@@ -54,11 +35,11 @@ static void test_catalog(void **state)
     perfq_t *pq;
     assert_int_equal(perfq_open(&pq), PERFQ_OK);
     perfq_group_info_t g;
-    if (!have_nvml()) {
+    if (!nvt_have_library("libnvidia-ml.so.1")) {
         /* No driver: exactly the two placeholder groups, unavailable with the reason. */
         const char *names[] = {"nvml", "gpm"};
         for (int i = 0; i < 2; i++) {
-            assert_true(find_group(pq, names[i], &g));
+            assert_true(nvt_find_group(pq, names[i], &g));
             assert_int_equal(g.available, 0);
             assert_non_null(strstr(g.unavailable_reason, "libnvidia-ml.so.1 not found"));
             assert_int_equal(g.scope, PERFQ_SCOPE_DEVICE);
@@ -70,7 +51,7 @@ static void test_catalog(void **state)
                 assert_string_equal(ci.unavailable_reason, g.unavailable_reason);
             }
         }
-        assert_false(find_group(pq, "nvml-gpu0", &g));
+        assert_false(nvt_find_group(pq, "nvml-gpu0", &g));
         perfq_counter_id_t id;
         assert_int_equal(perfq_counter_find(pq, "nvml/energy", &id), PERFQ_OK);
         perfq_measurement_t *m = NULL;
@@ -79,9 +60,9 @@ static void test_catalog(void **state)
         printf("no NVIDIA driver here: nvml and gpm listed unavailable (%s)\n",
                g.unavailable_reason);
     } else {
-        assert_true(find_group(pq, "nvml-gpu0", &g));
+        assert_true(nvt_find_group(pq, "nvml-gpu0", &g));
         assert_int_equal(g.available, 1);
-        assert_false(find_group(pq, "nvml", &g));
+        assert_false(nvt_find_group(pq, "nvml", &g));
         const char *must[] = {"nvml-gpu0/energy", "nvml-gpu0/average-power",
                               "nvml-gpu0/sm-clock", "nvml-gpu0/gpu-utilization",
                               "nvml-gpu0/samples"};
@@ -94,7 +75,7 @@ static void test_catalog(void **state)
                 printf("%s unavailable: %s\n", must[i], ci.unavailable_reason);
             assert_int_equal(ci.available, 1);
         }
-        assert_true(find_group(pq, "gpm-gpu0", &g));
+        assert_true(nvt_find_group(pq, "gpm-gpu0", &g));
         printf("gpm-gpu0: %s%s\n", g.available ? "available" : "unavailable: ",
                g.available ? "" : g.unavailable_reason);
     }
@@ -211,7 +192,7 @@ static const char *const names[N_IDS] = {
 static void test_known_work(void **state)
 {
     (void)state;
-    if (!have_nvml()) {
+    if (!nvt_have_library("libnvidia-ml.so.1")) {
         print_message("skipped: libnvidia-ml.so.1 not found (no NVIDIA driver)\n");
         skip();
     }
@@ -315,7 +296,7 @@ static void test_known_work(void **state)
 static void test_plumbing(void **state)
 {
     (void)state;
-    if (!have_nvml()) {
+    if (!nvt_have_library("libnvidia-ml.so.1")) {
         print_message("skipped: libnvidia-ml.so.1 not found (no NVIDIA driver)\n");
         skip();
     }
