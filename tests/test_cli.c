@@ -119,7 +119,7 @@ static void test_list_json_parses(void **state)
     }
     assert_true(seen_task_clock);
     /* "GL Memory" is listed like every group: unavailable here, saying where it is counted,
-     * with its 12 counters (issue 8). */
+     * with its 44 counters (issue 8: 12, then allocations and KiB of tag ids 1..16). */
     int seen_gl_memory = 0;
     for (size_t g = 0; g < ng; g++) {
         json_object *grp = json_object_array_get_idx(groups, g), *f, *counters;
@@ -132,10 +132,13 @@ static void test_list_json_parses(void **state)
         assert_true(json_object_object_get_ex(grp, "reason", &f));
         assert_non_null(strstr(json_object_get_string(f), "libperfq-gl.so"));
         assert_true(json_object_object_get_ex(grp, "counters", &counters));
-        assert_int_equal(json_object_array_length(counters), 12);
+        assert_int_equal(json_object_array_length(counters), 44);
         json_object *first = json_object_array_get_idx(counters, 0), *name;
         assert_true(json_object_object_get_ex(first, "name", &name));
         assert_string_equal(json_object_get_string(name), "gl-memory/texture-allocations");
+        json_object *last = json_object_array_get_idx(counters, 43);
+        assert_true(json_object_object_get_ex(last, "name", &name));
+        assert_string_equal(json_object_get_string(name), "gl-memory/tag-16-kib");
     }
     assert_int_equal(seen_gl_memory, 1);
     json_object_put(root);

@@ -12,13 +12,20 @@
 
 #define PERFQ_GL_MEMORY_PROVIDER_NAME "gl-memory"
 
-/* perfq_counter_desc.code2 of each counter: what the layer reads for it. */
+/* Per-tag counters: tag ids 1..PERFQ_GL_MEMORY_TAG_SLOTS of the context's share group (ids are
+ * 1, 2, 3, ... in glGenQueryResourceTagNV order, never reused), allocations and KiB each
+ * (docs/nv-query-resource.md, "Per-tag counters"). */
+#define PERFQ_GL_MEMORY_TAG_SLOTS 16
+
+/* perfq_counter_desc.code2 of each counter: what the layer reads for it. Tag k (1-based):
+ * allocations at PERFQ_GL_MEMORY_TAGS + 2 * (k - 1), KiB at the next code. */
 enum perfq_gl_memory_code {
     PERFQ_GL_MEMORY_TEX_ALLOCS, PERFQ_GL_MEMORY_TEX_KIB, PERFQ_GL_MEMORY_RB_ALLOCS,
     PERFQ_GL_MEMORY_RB_KIB, PERFQ_GL_MEMORY_BUF_ALLOCS, PERFQ_GL_MEMORY_BUF_KIB,
     PERFQ_GL_MEMORY_ALLOCS, PERFQ_GL_MEMORY_KIB, PERFQ_GL_MEMORY_TAG_ALLOCS,
     PERFQ_GL_MEMORY_TAG_KIB, PERFQ_GL_MEMORY_DEV_TOTAL, PERFQ_GL_MEMORY_DEV_FREE,
-    PERFQ_GL_MEMORY_COUNT
+    PERFQ_GL_MEMORY_TAGS,
+    PERFQ_GL_MEMORY_COUNT = PERFQ_GL_MEMORY_TAGS + 2 * PERFQ_GL_MEMORY_TAG_SLOTS
 };
 
 PERFQ_API extern const struct perfq_group_desc perfq_gl_memory_group;

@@ -1288,6 +1288,96 @@ static void test_intel_gl_memory(void **state)
     gl.glDeleteRenderbuffers(1, &rb);
 }
 
+/* Per-tag counters of "GL Memory" (tag ids 1..16 of the share group; docs/nv-query-resource.md,
+ * "Per-tag counters"): exact KiB and allocations per tag, 0 for an id generated but never named,
+ * one never generated and a deleted one; no counter past the 16th id. */
+static void test_intel_gl_memory_tags(void **state)
+{
+    (void)state;
+    PFNGLGETPERFQUERYIDBYNAMEINTELPROC by_name =
+        (PFNGLGETPERFQUERYIDBYNAMEINTELPROC)eglGetProcAddress("glGetPerfQueryIdByNameINTEL");
+    PFNGLCREATEPERFQUERYINTELPROC create =
+        (PFNGLCREATEPERFQUERYINTELPROC)eglGetProcAddress("glCreatePerfQueryINTEL");
+    PFNGLBEGINPERFQUERYINTELPROC begin =
+        (PFNGLBEGINPERFQUERYINTELPROC)eglGetProcAddress("glBeginPerfQueryINTEL");
+    PFNGLENDPERFQUERYINTELPROC end =
+        (PFNGLENDPERFQUERYINTELPROC)eglGetProcAddress("glEndPerfQueryINTEL");
+    PFNGLGETPERFQUERYDATAINTELPROC get =
+        (PFNGLGETPERFQUERYDATAINTELPROC)eglGetProcAddress("glGetPerfQueryDataINTEL");
+    PFNGLDELETEPERFQUERYINTELPROC del =
+        (PFNGLDELETEPERFQUERYINTELPROC)eglGetProcAddress("glDeletePerfQueryINTEL");
+    PFNGLGETPERFQUERYINFOINTELPROC info =
+        (PFNGLGETPERFQUERYINFOINTELPROC)eglGetProcAddress("glGetPerfQueryInfoINTEL");
+    GLuint qid = 0, h = 0;
+    by_name((GLchar *)"GL Memory", &qid);
+    assert_true(qid != 0);
+    GLuint size = 0, n = 0, inst = 0, caps = 0;
+    char qname[256];
+    info(qid, sizeof qname, qname, &size, &n, &inst, &caps);
+    assert_int_equal(n, 12 + 2 * 16);
+    GLuint offset = 0;
+    assert_true(intel_find_counter(qid, "tag-1-allocations", &offset));
+    assert_true(intel_find_counter(qid, "tag-16-kib", &offset));
+    assert_false(intel_find_counter(qid, "tag-17-kib", &offset));
+    assert_false(intel_find_counter(qid, "tag-0-kib", &offset));
+    /* a fresh share group: ids 1, 2, 3 */
+    GLint tg[3] = {0, 0, 0};
+    f.gen(3, tg);
+    assert_int_equal(tg[0], 1);
+    assert_int_equal(tg[1], 2);
+    assert_int_equal(tg[2], 3);
+    f.tag(tg[0], "buffers");
+    GLuint b1 = buffer(8 * MIB), b2 = buffer(8 * MIB);
+    f.tag(tg[1], NULL);                                 /* no string: still a tag with state */
+    GLuint t = texture_2d(1024, 1024);
+    f.generate_mipmap(GL_TEXTURE_2D);                   /* 5592404 bytes = 5462 KiB */
+    f.tag(0, NULL);
+    GLuint rb = renderbuffer(2048, 2048);               /* untagged */
+    unsigned char *data = calloc(1, size);
+    for (int round = 0; round < 2; round++) {
+        create(qid, &h);
+        begin(h);
+        end(h);
+        GLuint written = 0;
+        memset(data, 0xa5, size);
+        get(h, GL_PERFQUERY_WAIT_INTEL, size, data, &written);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        assert_int_equal(written, size);
+        del(h);
+        assert_int_equal(intel_counter(qid, data, "kib"), 16384 + 5462 + 16384);
+        assert_int_equal(intel_counter(qid, data, "buffer-kib"), 16384);
+        assert_int_equal(intel_counter(qid, data, "current-tag-kib"), 0);   /* tagging off */
+        if (round == 0) {
+            assert_int_equal(intel_counter(qid, data, "tag-1-allocations"), 2);
+            assert_int_equal(intel_counter(qid, data, "tag-1-kib"), 16384);
+        } else {                                        /* tag 1 deleted: not reported */
+            assert_int_equal(intel_counter(qid, data, "tag-1-allocations"), 0);
+            assert_int_equal(intel_counter(qid, data, "tag-1-kib"), 0);
+        }
+        assert_int_equal(intel_counter(qid, data, "tag-2-allocations"), 1);
+        assert_int_equal(intel_counter(qid, data, "tag-2-kib"), 5462);
+        assert_int_equal(intel_counter(qid, data, "tag-3-allocations"), 0);   /* never named */
+        assert_int_equal(intel_counter(qid, data, "tag-3-kib"), 0);
+        assert_int_equal(intel_counter(qid, data, "tag-4-kib"), 0);           /* never made */
+        assert_int_equal(intel_counter(qid, data, "tag-16-kib"), 0);
+        /* the same as glQueryResourceNV for each id */
+        for (GLint id = 1; id <= 3; id++) {
+            struct rep r;
+            query(id, &r);
+            char name[32];
+            snprintf(name, sizeof name, "tag-%d-kib", id);
+            assert_int_equal(intel_counter(qid, data, name), r.d.n_tags ? r.d.tags[0].kib : 0);
+            rep_free(&r);
+        }
+        f.del(1, &tg[0]);
+    }
+    free(data);
+    GLuint bs[2] = {b1, b2};
+    gl.glDeleteBuffers(2, bs);
+    f.delete_textures(1, &t);
+    gl.glDeleteRenderbuffers(1, &rb);
+}
+
 static void test_many_cycles_no_growth(void **state)
 {
     (void)state;
@@ -1359,6 +1449,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_errors, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_share_groups, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_intel_gl_memory, setup_each, teardown_each),
+        cmocka_unit_test_setup_teardown(test_intel_gl_memory_tags, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_many_cycles_no_growth, setup_each, teardown_each),
     };
     rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
  * Provider "gl-memory" (GL Memory): the numbers of GL_NV_query_resource as catalog counters of
  * one GL context, so that the C API and GL_INTEL_performance_query (query type "GL Memory") offer
  * them: allocations and KiB per object type (textures, renderbuffers, buffer objects) and in all,
- * of the context's share group; the same for the tag current in the context; the device's total
- * and free video memory from the context's memory source (nvres_memory.c).
+ * of the context's share group; the same for the tag current in the context and for each of the
+ * share group's tag ids 1..PERFQ_GL_MEMORY_TAG_SLOTS; the device's total and free video memory
+ * from the context's memory source (nvres_memory.c).
  *
  * Every value is a level, not a count of events (PERFQ_INTEL_RAW): a measurement reads it at
  * sample and at end; the result is the level at end. KiB follow the accounting's rule (each
@@ -109,10 +110,11 @@ static perfq_status_t read_levels(struct session *ss, perfq_value_t *values)
     struct perfq_nvres_group *acc = perfq_nv_query_resource_group(ctx);
     if (!acc)
         return PERFQ_ESTATE;
-    struct perfq_nvres_totals t[PERFQ_NVRES_NTYPES], tag;
+    struct perfq_nvres_totals t[PERFQ_NVRES_NTYPES], tag, tags[PERFQ_GL_MEMORY_TAG_SLOTS];
     for (int k = 0; k < PERFQ_NVRES_NTYPES; k++)
         perfq_nvres_type_totals(acc, (perfq_nvres_type_t)k, &t[k]);
     perfq_nvres_tag_totals(acc, perfq_nv_query_resource_current_tag(ctx), &tag);
+    perfq_nvres_tags_reported_totals(acc, 1, PERFQ_GL_MEMORY_TAG_SLOTS, tags);
     int64_t total = -1, free_kib = -1;
     perfq_nvres_memory_read(ctx, ss->s->memory, &total, &free_kib);
     for (size_t i = 0; i < ss->count; i++) {
@@ -132,7 +134,12 @@ static perfq_status_t read_levels(struct session *ss, perfq_value_t *values)
         case PERFQ_GL_MEMORY_TAG_KIB: v = tag.kib; break;
         case PERFQ_GL_MEMORY_DEV_TOTAL: v = total > 0 ? (uint64_t)total : 0; break;
         case PERFQ_GL_MEMORY_DEV_FREE: v = free_kib > 0 ? (uint64_t)free_kib : 0; break;
-        default: break;
+        default:
+            if (ss->what[i] >= PERFQ_GL_MEMORY_TAGS && ss->what[i] < PERFQ_GL_MEMORY_COUNT) {
+                int k = (ss->what[i] - PERFQ_GL_MEMORY_TAGS) / 2;
+                v = (ss->what[i] - PERFQ_GL_MEMORY_TAGS) % 2 ? tags[k].kib : tags[k].allocs;
+            }
+            break;
         }
         values[i].v.u64 = v;
     }

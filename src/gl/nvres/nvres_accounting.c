@@ -668,6 +668,23 @@ void perfq_nvres_tag_totals(struct perfq_nvres_group *g, int32_t id,
     pthread_mutex_unlock(&g->lock);
 }
 
+void perfq_nvres_tags_reported_totals(struct perfq_nvres_group *g, int32_t first, int n,
+                                      struct perfq_nvres_totals *out)
+{
+    if (n <= 0)
+        return;
+    memset(out, 0, (size_t)n * sizeof *out);
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < n; i++) {
+        struct tag *t = tag_entry(g, (int32_t)((int64_t)first + i > INT32_MAX ? -1 : first + i));
+        if (t && t->state == 1) {
+            out[i].allocs = t->allocs;
+            out[i].kib = t->kib;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
 uint64_t perfq_nvres_object_count(struct perfq_nvres_group *g)
 {
     pthread_mutex_lock(&g->lock);

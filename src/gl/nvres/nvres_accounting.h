@@ -119,6 +119,11 @@ void perfq_nvres_type_totals(struct perfq_nvres_group *g, perfq_nvres_type_t typ
 /* Totals of one tag (0s for an unknown tag). */
 void perfq_nvres_tag_totals(struct perfq_nvres_group *g, int32_t id,
                             struct perfq_nvres_totals *out);
+/* Totals of tags first .. first + n - 1 in one consistent read, each as glQueryResourceNV reports
+ * that id: 0s for an id that has no state (never generated, never named by
+ * glQueryResourceTagNV, deleted). */
+void perfq_nvres_tags_reported_totals(struct perfq_nvres_group *g, int32_t first, int n,
+                                      struct perfq_nvres_totals *out);
 /* A consistent copy of a group's totals per type and of every tag with state (taken under the
  * group's lock, in id order), for `perfq memory` (nvres_server.c). Tag strings longer than
  * PERFQ_NVRES_SNAPSHOT_STRING - 1 bytes are cut there (truncated = 1). */
