@@ -2,7 +2,8 @@
 """perfq record end to end on llvmpipe and PoCL (docs/perfq-record.md): the trace is valid JSON
 (python's json), every track's timestamps are monotonic in file order, the expected tracks are
 there (CMD's process and thread, a GL device with the context's track, an OpenCL device with the
-queue's track, host counter tracks), the frames and commands are all there, CMD's exit status
+queue's track, host counter tracks), the frames and commands are all there, with --per-draw
+the draws on their own track per context, CMD's exit status
 is perfq's, and a CMD killed with SIGKILL mid-run still leaves a valid trace.
 
 Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL."""
@@ -136,6 +137,63 @@ def test_cl():
           "cl: otherData %s" % od)
 
 
+def test_gl_per_draw():
+    """perfq record --per-draw: every draw counted (otherData draws), each placed draw an X event
+    on its context's draws track (the device's process) with its function, frame, vertices and
+    primitives; valid JSON, monotonic tracks. The count placed is at most every draw; draws of
+    the last frames may still be pending at the context's release, and on the fence path a
+    "late" stamp (the helper thread woken late, docs/perfq-record.md) places none: a loaded
+    machine can cost any number, so up to 3 attempts, one of them must place most draws."""
+    frames, draws = 20, 3
+    best = -1
+    for attempt in range(3):
+        fd, path = tempfile.mkstemp(prefix="perfq-record-draws-", suffix=".json")
+        os.close(fd)
+        p = subprocess.run([PERFQ, "record", "--per-draw", "-o", path, "--", GL, str(frames),
+                            str(draws)], capture_output=True, text=True, timeout=600)
+        with open(path) as f:
+            text = f.read()
+        os.unlink(path)
+        what = "per-draw (attempt %d)" % (attempt + 1)
+        check(p.returncode == 0, "%s: exit status %d (%s)" % (what, p.returncode, p.stderr))
+        t = parse(text, what)
+        check_monotonic(t, what)
+        od = t["otherData"]
+        check(od.get("draws") == frames * draws and od.get("records_dropped") == 0,
+              "%s: otherData %s" % (what, od))
+        procs, threads = names(t, "process"), names(t, "thread")
+        dev = [pid for (pid, _), n in procs.items() if n.startswith("GL device: ")]
+        tracks = [k for k, n in threads.items() if n.startswith("GL context 0x") and
+                  n.split(" (pid")[0].endswith(" draws")]
+        check(len(dev) == 1 and len(tracks) == 1 and tracks[0][0] == dev[0],
+              "%s: one draws track on the GL device: %s" % (what, threads))
+        ev = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl-gpu-draw"]
+        check(len(ev) == od.get("draw_intervals"), "%s: %d draw events, otherData says %s"
+              % (what, len(ev), od.get("draw_intervals")))
+        check(all((e["pid"], e["tid"]) == tracks[0] for e in ev) if tracks else False,
+              "%s: draws on the draws track" % what)
+        check(all(e["name"] == "glDrawArrays" and e["dur"] >= 0 and
+                  0 <= e["args"]["frame"] < frames and e["args"]["vertices"] == 6 and
+                  e["args"]["primitives"] == 2 and "clock_error_ns" in e["args"] for e in ev),
+              "%s: each draw: glDrawArrays, its frame, 6 vertices, 2 primitives" % what)
+        per_frame = {}
+        for e in ev:
+            per_frame[e["args"]["frame"]] = per_frame.get(e["args"]["frame"], 0) + 1
+        check(all(n <= draws for n in per_frame.values()), "%s: at most %d draws a frame: %s"
+              % (what, draws, per_frame))
+        best = max(best, len(ev))
+        if len(ev) >= frames * draws * 3 // 4:
+            break
+    check(best >= frames * draws * 3 // 4, "per-draw: at most %d of %d draws placed in 3 "
+          "attempts" % (best, frames * draws))
+    # Without --per-draw: no draw events, no draw counted.
+    rc, text, err = record([GL, "5", "2"])
+    t = parse(text, "no per-draw")
+    check(rc == 0 and t["otherData"].get("draws") == 0 and
+          not [e for e in t["traceEvents"] if e.get("cat") == "gl-gpu-draw"],
+          "no per-draw: no draws in the trace: %s" % t["otherData"])
+
+
 def test_exit_status():
     # The GL example refuses a negative frame count with status 2: CMD's, as the trace says.
     rc, text, _ = record([GL, "-5"])
@@ -177,7 +235,7 @@ def test_killed():
     check_monotonic(t, "killed")
 
 
-for test in (test_gl, test_cl, test_exit_status, test_killed):
+for test in (test_gl, test_gl_per_draw, test_cl, test_exit_status, test_killed):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

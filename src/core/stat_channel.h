@@ -46,7 +46,9 @@ enum perfq_stat_record_kind {
     PERFQ_STAT_GL_MEMORY = 7,
     /* --per-draw only (PERFQ_STAT_PAGE_PER_DRAW): a draw call ended on the GPU: a = context,
      * b = frame index it belongs to, c = GPU time in ns (flag GPU_TIME), d = vertices submitted
-     * (flag VERTICES), t1 = primitives submitted (flag PRIMITIVES), name = the GL function. A draw
+     * (flag VERTICES), t1 = primitives submitted (flag PRIMITIVES), name = the GL function;
+     * timeline mode (perfq record --per-draw), flag INTERVAL: g0/g1 = its GPU interval on the
+     * CPU clock, t0 = the correlation error in ns. A draw
      * whose results never came (context destroyed while not current) is sent without flags: the
      * count stays exact. */
     PERFQ_STAT_DRAW = 8,

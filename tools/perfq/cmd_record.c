@@ -1,5 +1,5 @@
 /*
- * perfq record -o FILE [-e LIST] [-I MS] -- CMD [ARGS]
+ * perfq record -o FILE [-e LIST] [-I MS] [--per-draw] -- CMD [ARGS]
  *
  * Runs CMD with perfq's layers in timeline mode and writes a Chrome / Perfetto JSON trace
  * (docs/perfq-record.md): frames and OpenCL enqueue calls on CMD's thread tracks, GPU intervals
@@ -38,6 +38,7 @@ struct record_options {
     const char *output;
     const char *events;
     unsigned interval_ms;
+    int per_draw;
     char **cmd;
 };
 
@@ -68,16 +69,18 @@ static int parse_args(int argc, char **argv, struct record_options *o)
                 return fprintf(stderr, "perfq record: %s needs a whole number of "
                                "milliseconds from 10 to 3600000\n", a), -1;
             o->interval_ms = (unsigned)ms;
+        } else if (strcmp(a, "--per-draw") == 0) {
+            o->per_draw = 1;
         } else {
             return fprintf(stderr, "perfq record: unknown option '%s'\n", a), -1;
         }
     }
     if (!o->output)
         return fprintf(stderr, "perfq record: -o FILE is required (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] -- CMD [ARGS])\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq record: missing command (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
@@ -190,6 +193,8 @@ static int record(perfq_t *pq, const struct record_options *o, FILE *out, int *s
     uint64_t t0 = monotonic_ns();
     struct trace *trace = trace_open(out, t0);
     struct stat_collect *collect = trace ? stat_collect_open(trace) : NULL;
+    if (collect && o->per_draw)
+        stat_collect_set_per_draw(collect);
     if (!collect) {
         if (!trace)
             fprintf(stderr, "perfq record: out of memory\n");

@@ -55,6 +55,8 @@ static const char usage[] =
     "      -e, --events LIST         host counters to sample (default: task-clock,\n"
     "                                context-switches, page-faults, proc-io bytes)\n"
     "      -I, --interval MS         sampling period of the counters (10 to 3600000; 100)\n"
+    "      --per-draw                also every GL draw call: its GPU interval on a track\n"
+    "                                beside its context's (a GPU stamp after each draw)\n"
     "  serve [options]               a Prometheus endpoint: GET /metrics answers the text\n"
     "                                format 0.0.4 of the counters the continuous sampler\n"
     "                                reads (perfq_counted_total, perfq_level; labels device,\n"

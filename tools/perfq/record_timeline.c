@@ -4,7 +4,9 @@
  *    from swap to swap) and its OpenCL enqueue calls, on its own (pid, tid) track;
  *  - each device a "process" of its own (pid DEVICE_PID + n, named after GL_RENDERER or
  *    CL_DEVICE_NAME) with one track per GL context and per OpenCL queue on it: the GPU
- *    intervals of frames and commands, on the CPU clock;
+ *    intervals of frames and commands, on the CPU clock; with --per-draw, beside each context's
+ *    track a second one with the GPU interval of each draw call (on a track of its own, so that
+ *    a draw placed with its clock error never straddles a frame's slice);
  *  - counter tracks: vertices per frame (per context, on the device), host counters (cmd_record).
  *
  * OpenCL clocks: a command's QUEUED time (device clock) is taken by the driver inside the
@@ -45,6 +47,7 @@ struct gpu_track {
     int64_t lo, hi;
     uint64_t resets;
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
+    int draws_named;            /* GL: its draws' track (tid + MAX_GPU_TRACKS) is named */
 };
 
 struct timeline {
@@ -57,6 +60,7 @@ struct timeline {
     uint64_t named[MAX_THREADS];     /* pid << 32 | tid of named processes (tid 0) and threads */
     size_t n_named;
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
+    uint64_t draws, draw_intervals;
 };
 
 struct timeline *timeline_open(struct trace *t)
@@ -249,6 +253,34 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         }
         break;
     }
+    case PERFQ_STAT_DRAW: {
+        tl->draws++;
+        if (!(r->flags & PERFQ_STAT_HAS_INTERVAL))
+            break;   /* no GPU time, or no trustworthy place on the clock */
+        struct gpu_track *g = track_of(tl, r->pid, r->a, 0, NULL);
+        if (!g) {
+            tl->unmatched++;
+            break;
+        }
+        uint32_t tid = g->tid + MAX_GPU_TRACKS;
+        if (!g->draws_named) {
+            char label[128];
+            snprintf(label, sizeof(label), "GL context 0x%" PRIx64 " draws (pid %" PRIu32 ")",
+                     g->handle, g->pid);
+            trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
+            g->draws_named = 1;
+        }
+        struct trace_arg args[4] = {{"frame", r->b},
+                                    {"clock_error_ns", r->t0},
+                                    {"vertices", r->flags & PERFQ_STAT_HAS_VERTICES ? r->d : 0},
+                                    {"primitives",
+                                     r->flags & PERFQ_STAT_HAS_PRIMITIVES ? r->t1 : 0}};
+        trace_complete(tl->trace, DEVICE_PID + g->device, tid, r->g0, r->g1, "gl-gpu-draw",
+                       r->name[0] ? r->name : "draw", args, 4);
+        tl->gpu_intervals++;
+        tl->draw_intervals++;
+        break;
+    }
     case PERFQ_STAT_CL_ENQUEUE: {
         name_thread(tl, r->pid, r->tid);
         char label[100];
@@ -288,6 +320,8 @@ void timeline_close(struct timeline **ptl)
     trace_note(tl->trace, "cpu_events", tl->cpu_events);
     trace_note(tl->trace, "gpu_intervals_unmatched", tl->unmatched);
     trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
+    trace_note(tl->trace, "draws", tl->draws);
+    trace_note(tl->trace, "draw_intervals", tl->draw_intervals);
     pthread_mutex_destroy(&tl->lock);
     free(tl);
 }

@@ -19,7 +19,7 @@
 #define TRACE_WINDOW 16384
 #define TRACE_HORIZON_NS 2000000000ull
 #define TRACE_MAX_NAMES 1024
-#define TRACE_MAX_ARGS 3
+#define TRACE_MAX_ARGS 4
 
 struct trace;
 

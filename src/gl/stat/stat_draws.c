@@ -17,6 +17,12 @@
  * sends the draw without GPU time. At each swap a FRAME_DRAWS record gives the frame's draw count.
  * A context destroyed while not current (no GL call allowed) sends its pending draws without
  * results, so the draw count stays exact.
+ *
+ * Timeline mode too (`perfq record --per-draw`): a GPU stamp after each draw (a third timer
+ * object per draw: on the fence path a third fence) places it on the CPU clock as the frames
+ * are placed (stat_clock.c): the draw's GPU interval is [stamp - GPU time, stamp], sent in the
+ * DRAW record (flag INTERVAL: g0, g1, t0 = the error). The offset of the query path is measured
+ * again every CORRELATE_EVERY draws.
  */
 #include "gl/gl_layer.h"
 
@@ -24,11 +30,14 @@
 #include <string.h>
 
 #include "core/stat_channel.h"
+#include "gl/stat/stat_clock.h"
 
 #define RING 256
+#define CORRELATE_EVERY 1024
 
 struct draw {
     struct perfq_gl_timer *timer;
+    struct perfq_gl_timer *stamp;   /* timeline mode: GPU time at the draw's end */
     struct perfq_gl_vquery *vertices, *primitives;
     uint64_t frame;
     const char *function;       /* a string literal of the wrapper */
@@ -41,21 +50,36 @@ struct draw_ctx {
     int in_draw;
     uint64_t handle, frame, draws_in_frame;
     int count_vertices, count_primitives;
+    int timeline;
+    uint64_t draws;             /* every draw so far (the next correlation) */
+    struct perfq_stat_clock clock;
 };
 
 static void draw_free(struct perfq_gl_context *ctx, struct draw *d)
 {
     perfq_gl_timer_free(ctx, d->timer);
+    perfq_gl_timer_free(ctx, d->stamp);
     perfq_gl_vquery_free(ctx, d->vertices);
     perfq_gl_vquery_free(ctx, d->primitives);
     memset(d, 0, sizeof(*d));
 }
 
+/* The draw's GPU interval on the CPU clock, in timeline mode (g0, g1, t0 of the record). */
+struct interval {
+    uint64_t begin, end, err;
+};
+
 static void send_draw(const struct draw_ctx *s, const struct draw *d, uint16_t flags, uint64_t ns,
-                      uint64_t vertices, uint64_t primitives)
+                      uint64_t vertices, uint64_t primitives, const struct interval *at)
 {
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
+    if (at) {
+        flags |= PERFQ_STAT_HAS_INTERVAL;
+        r.g0 = at->begin;
+        r.g1 = at->end;
+        r.t0 = at->err;
+    }
     r.kind = PERFQ_STAT_DRAW;
     r.flags = flags;
     r.a = s->handle;
@@ -78,16 +102,30 @@ static int drain_one(struct perfq_gl_context *ctx, struct draw_ctx *s, int wait)
                                     : PERFQ_ENOTSUP;
     perfq_status_t ps = d->primitives ? perfq_gl_vquery_result(ctx, d->primitives, wait, &p)
                                       : PERFQ_ENOTSUP;
-    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ps == PERFQ_NOT_READY)
+    uint64_t stamp = 0;
+    perfq_status_t ss = d->stamp ? perfq_gl_timer_result(ctx, d->stamp, wait, &stamp)
+                                 : PERFQ_ENOTSUP;
+    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ps == PERFQ_NOT_READY ||
+        ss == PERFQ_NOT_READY)
         return 0;
     uint16_t flags = 0;
-    if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(d->timer))
+    struct interval at, *placed = NULL;
+    if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(d->timer)) {
         flags |= PERFQ_STAT_HAS_GPU_TIME;
+        /* A stamp that is disjoint or late (the timer service's rules) places nothing. */
+        uint64_t end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(d->stamp)
+                           ? perfq_stat_clock_to_cpu(&s->clock, stamp, &at.err) : 0;
+        if (end > ns) {
+            at.begin = end - ns;
+            at.end = end;
+            placed = &at;
+        }
+    }
     if (vs == PERFQ_OK)
         flags |= PERFQ_STAT_HAS_VERTICES;
     if (ps == PERFQ_OK)
         flags |= PERFQ_STAT_HAS_PRIMITIVES;
-    send_draw(s, d, flags, ns, v, p);
+    send_draw(s, d, flags, ns, v, p, placed);
     draw_free(ctx, d);
     s->head = (s->head + 1) % RING;
     s->count--;
@@ -102,6 +140,9 @@ static void *created(const struct perfq_gl_scope_object *at)
     s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
     s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
     s->count_primitives = perfq_gl_vquery_target_supported(at->ctx, GL_PRIMITIVES_SUBMITTED_ARB);
+    s->timeline = perfq_stat_channel_timeline();
+    if (s->timeline)
+        perfq_stat_clock_init(&s->clock, at->ctx);
     return s;
 }
 
@@ -135,6 +176,10 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
     s->in_draw = 0;
     if (s->cur.timer)
         perfq_gl_timer_end(ctx, s->cur.timer);
+    if (s->timeline && s->cur.timer && perfq_gl_timer_stamp(ctx, &s->cur.stamp) != PERFQ_OK)
+        s->cur.stamp = NULL;
+    if (s->timeline && ++s->draws % CORRELATE_EVERY == 0)
+        perfq_stat_clock_correlate(&s->clock, ctx);
     if (s->cur.vertices)
         perfq_gl_vquery_end(ctx, s->cur.vertices);
     if (s->cur.primitives)
@@ -144,7 +189,7 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
         /* Never expected (a waited result is ready); the ring must not overflow: the oldest
          * draw goes without results, still counted. */
         struct draw *d = &s->ring[s->head];
-        send_draw(s, d, 0, 0, 0, 0);
+        send_draw(s, d, 0, 0, 0, 0, NULL);
         draw_free(ctx, d);
         s->head = (s->head + 1) % RING;
         s->count--;
@@ -186,7 +231,7 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
         ;
     while (s->count) {
         struct draw *d = &s->ring[s->head];
-        send_draw(s, d, 0, 0, 0, 0);
+        send_draw(s, d, 0, 0, 0, 0, NULL);
         draw_free(ctx, d);
         s->head = (s->head + 1) % RING;
         s->count--;

@@ -25,7 +25,8 @@
  * path the stamp already is CLOCK_MONOTONIC (error: the stamp resolution). On the query path it
  * is in the driver's GL_TIMESTAMP domain: the offset to CLOCK_MONOTONIC comes from
  * glGetInteger64v(GL_TIMESTAMP) bracketed by two CPU clock reads (error: half the bracket),
- * taken at the context's first frame and again every CORRELATE_EVERY frames (clock drift).
+ * taken at the context's first frame and again every CORRELATE_EVERY frames (clock drift);
+ * stat_clock.c holds that conversion.
  */
 #include "gl/gl_layer.h"
 
@@ -34,6 +35,7 @@
 #include <string.h>
 
 #include "core/stat_channel.h"
+#include "gl/stat/stat_clock.h"
 
 #define RING 8
 #define CORRELATE_EVERY 64
@@ -66,49 +68,8 @@ struct stat_ctx {
     uint64_t handle;
     /* timeline mode */
     int timeline;
-    perfq_gl_timer_path_t path;
-    int have_offset;                      /* query path: offset measured */
-    int64_t offset_ns;                    /* CLOCK_MONOTONIC - GL_TIMESTAMP */
-    uint64_t offset_err_ns;
-    uint64_t resolution_ns;
+    struct perfq_stat_clock clock;
 };
-
-/* Query path: CLOCK_MONOTONIC - GL_TIMESTAMP, from glGetInteger64v(GL_TIMESTAMP) between two
- * CPU clock reads (ARB_timer_query: the GL's current time, the domain of QueryCounter stamps). */
-static void correlate(struct perfq_gl_context *ctx, struct stat_ctx *s)
-{
-    if (s->path != PERFQ_GL_TIMER_QUERY)
-        return;
-    void (*get64)(GLenum, GLint64 *) = ctx->gl->glGetInteger64v ? ctx->gl->glGetInteger64v
-                                                                : ctx->gl->glGetInteger64vEXT;
-    if (!get64)
-        return;
-    GLint64 gpu = 0;
-    perfq_gl_error_guard_begin(ctx);
-    uint64_t a = perfq_gl_now_ns();
-    get64(GL_TIMESTAMP, &gpu);
-    uint64_t b = perfq_gl_now_ns();
-    if (perfq_gl_error_guard_end(ctx) != GL_NO_ERROR || gpu <= 0)
-        return;
-    s->offset_ns = (int64_t)(a / 2 + b / 2) - (int64_t)gpu;
-    s->offset_err_ns = (b - a) / 2 + 1;
-    s->have_offset = 1;
-}
-
-/* A frame's GPU end stamp on the CPU clock; 0 when it cannot be told. */
-static uint64_t stamp_to_cpu(const struct stat_ctx *s, uint64_t stamp, uint64_t *err)
-{
-    if (s->path == PERFQ_GL_TIMER_FENCE) {
-        *err = s->resolution_ns;
-        return stamp;
-    }
-    if (s->path == PERFQ_GL_TIMER_QUERY && s->have_offset) {
-        *err = s->offset_err_ns;
-        int64_t v = (int64_t)stamp + s->offset_ns;
-        return v > 0 ? (uint64_t)v : 0;
-    }
-    return 0;
-}
 
 static void free_stats(struct perfq_gl_context *ctx, struct perfq_gl_vquery **stats)
 {
@@ -178,7 +139,7 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
         r.flags |= PERFQ_STAT_HAS_GPU_TIME;
         r.c = ns;
         uint64_t err = 0, end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(p->stamp)
-                                    ? stamp_to_cpu(s, stamp, &err) : 0;
+                                    ? perfq_stat_clock_to_cpu(&s->clock, stamp, &err) : 0;
         if (end > ns) {
             r.flags |= PERFQ_STAT_HAS_INTERVAL;
             r.g0 = end - ns;
@@ -218,15 +179,13 @@ static void *created(const struct perfq_gl_scope_object *at)
             s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
     if (s->timeline) {
-        s->path = perfq_gl_timer_path(at->ctx);
-        s->resolution_ns = perfq_gl_timer_resolution_ns(at->ctx);
-        correlate(at->ctx, s);
+        perfq_stat_clock_init(&s->clock, at->ctx);
         struct perfq_stat_record r;
         memset(&r, 0, sizeof(r));
         r.kind = PERFQ_STAT_GL_CONTEXT;
         r.a = s->handle;
-        r.b = (uint64_t)s->path;
-        r.c = s->path == PERFQ_GL_TIMER_FENCE ? s->resolution_ns : s->offset_err_ns;
+        r.b = (uint64_t)s->clock.path;
+        r.c = perfq_stat_clock_error(&s->clock);
         snprintf(r.name, sizeof(r.name), "%s", at->ctx->renderer ? at->ctx->renderer : "");
         perfq_stat_channel_send(&r);
     }
@@ -257,7 +216,7 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     if (s->timeline && s->timer && perfq_gl_timer_stamp(ctx, &stamp) != PERFQ_OK)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
-        correlate(ctx, s);
+        perfq_stat_clock_correlate(&s->clock, ctx);
     for (int i = 0; i < NSTATS; i++)
         if (s->stats[i])
             perfq_gl_vquery_end(ctx, s->stats[i]);
