@@ -37,8 +37,9 @@
  * --layer-only: the same timing with the driver's query calls and the draw replaced by stubs
  * that do nothing (results read 1): the layer's own CPU time per query against the wrappers'
  * pass-through, without the driver's noise (a profile of the layer, not a driver figure).
+ * --only=angle, --only=intel: that extension's comparisons alone.
  * Usage: bench-gl-patterns [--count|--calls|--layer-only] [--paths=query,fence] [--rounds=N]
- *        [--iterations=N]
+ *        [--iterations=N] [--only=angle|intel]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ static int rounds = 5;
 static int counting;
 static int calls_only;
 static int layer_only;
+static int want_angle = 1, want_intel = 1;  /* --only=angle|intel */
 static const int batches[3] = {1, 64, 4000};
 static const char *const batch_names[3] = {"waited", "every 64", "at end"};
 
@@ -538,6 +540,16 @@ static double run_variant(enum variant v, int batch, struct objects *o)
     }
 }
 
+/* Whether variant v runs on this path (--only=, the fence references, INTEL present). */
+static int variant_wanted(enum variant v, int fence, const struct objects *o)
+{
+    if ((v == V_FENCES || v == V_HAND_FENCES) && !fence)
+        return 0;
+    if (v >= V_HAND)
+        return o->have_intel && want_intel;
+    return want_angle;
+}
+
 /* The INTEL entry points, once a context is current (the layer's GetProcAddress answers
  * them). */
 static void load_intel(void)
@@ -588,10 +600,12 @@ static void run_path(const char *path)
     /* The variants compared, in pairs (reference, layer). */
     struct { enum variant ref, layer; } pairs[4];
     int npairs = 0;
-    pairs[npairs].ref = V_DRIVER, pairs[npairs++].layer = V_ANGLE;
-    if (fence)
-        pairs[npairs].ref = V_FENCES, pairs[npairs++].layer = V_ANGLE;
-    if (o.have_intel) {
+    if (want_angle) {
+        pairs[npairs].ref = V_DRIVER, pairs[npairs++].layer = V_ANGLE;
+        if (fence)
+            pairs[npairs].ref = V_FENCES, pairs[npairs++].layer = V_ANGLE;
+    }
+    if (o.have_intel && want_intel) {
         pairs[npairs].ref = V_HAND, pairs[npairs++].layer = V_INTEL;
         if (fence)
             pairs[npairs].ref = V_HAND_FENCES, pairs[npairs++].layer = V_INTEL;
@@ -600,9 +614,8 @@ static void run_path(const char *path)
     int saved_iterations = iterations;
     iterations = iterations < 64 ? iterations : 64;
     for (int v = 0; v < V_COUNT; v++)
-        if ((v != V_FENCES && v != V_HAND_FENCES) || fence)
-            if (v < V_HAND || o.have_intel)
-                run_variant((enum variant)v, 64, &o);
+        if (variant_wanted((enum variant)v, fence, &o))
+            run_variant((enum variant)v, 64, &o);
     iterations = saved_iterations;
     glt_error();
     gl.glFinish();
@@ -615,8 +628,7 @@ static void run_path(const char *path)
         for (int bi = 0; bi < 3; bi++) {
             printf(" %s:\n", batch_names[bi]);
             for (int v = 0; v < V_COUNT; v++) {
-                if (((v == V_FENCES || v == V_HAND_FENCES) && !fence) ||
-                    (v >= V_HAND && !o.have_intel))
+                if (!variant_wanted((enum variant)v, fence, &o))
                     continue;
                 unsigned long long before[C_COUNT];
                 gl.glFinish();
@@ -681,6 +693,10 @@ int main(int argc, char **argv)
             calls_only = 1;
         else if (strcmp(argv[i], "--layer-only") == 0)
             layer_only = 1;
+        else if (strcmp(argv[i], "--only=angle") == 0)
+            want_intel = 0;
+        else if (strcmp(argv[i], "--only=intel") == 0)
+            want_angle = 0;
         else if (strncmp(argv[i], "--paths=", 8) == 0)
             paths = argv[i] + 8;
         else if (strncmp(argv[i], "--rounds=", 9) == 0)
@@ -689,7 +705,7 @@ int main(int argc, char **argv)
             iterations = atoi(argv[i] + 13);
         else {
             fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence] [--rounds=N] "
-                    "[--iterations=N] [--layer-only]\n", argv[0]);
+                    "[--iterations=N] [--layer-only] [--only=angle|intel]\n", argv[0]);
             return 2;
         }
     }

@@ -281,6 +281,10 @@ int perfq_gl_register_frontend(const struct perfq_gl_frontend *fe);
 /* The front end's data at its scope for a context (CONTEXT: the context's; SHARE_GROUP: its
  * group's; DISPLAY: its display's; PROCESS: the process's), or NULL. */
 void *perfq_gl_frontend_data(int id, const struct perfq_gl_context *ctx);
+/* The context current on the calling thread (NULL if none) and, in *data, the front end's data
+ * at its scope for it (NULL without a context): perfq_gl_current_context and
+ * perfq_gl_frontend_data in one call, for entry points a profiler calls per query (issue 10). */
+struct perfq_gl_context *perfq_gl_current_with_data(int id, void **data);
 /* DISPLAY scope: the data of an EGL display (for EGL entry points that get a display). */
 void *perfq_gl_frontend_display_data(int id, void *display);
 
@@ -309,6 +313,12 @@ int perfq_gl_vquery_target_supported(struct perfq_gl_context *ctx, GLenum target
  * cannot run, PERFQ_ENOMEM, or PERFQ_ESYS when the driver raised an error. */
 perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *ctx, GLenum target, GLuint index,
                                      struct perfq_gl_vquery **out);
+/* Begins an ended logical query again on the same target, as perfq_gl_vquery_free and
+ * perfq_gl_vquery_begin would, without freeing and allocating (issue 10: a profiler restarting
+ * the same query object every frame). Its previous result is lost. PERFQ_ESTATE (nothing
+ * changed): q is active, not ended, or the context is not current here; PERFQ_ESYS: the
+ * driver raised an error, q is ended without a result (free it). */
+perfq_status_t perfq_gl_vquery_restart(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q);
 /* Ends it (PERFQ_ESTATE if not active). */
 perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *ctx, struct perfq_gl_vquery *q);
 /* The summed result. wait 0: PERFQ_NOT_READY while any piece is pending ("available?" is
@@ -347,6 +357,11 @@ int perfq_gl_timer_bits(struct perfq_gl_context *ctx, int timestamp);
 /* An interval: begin ... end. PERFQ_ENOTSUP where the path is NONE. */
 perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *ctx, struct perfq_gl_timer **out);
 perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+/* Begins an ended interval again, as perfq_gl_timer_free and perfq_gl_timer_begin would, without
+ * freeing and allocating (issue 10); its previous result is lost. PERFQ_ESTATE (nothing
+ * changed): not an ended interval of the query path, or the context is not current here: free
+ * it and begin a new one. Any other error is perfq_gl_timer_begin's, and t is to be freed. */
+perfq_status_t perfq_gl_timer_restart(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
 /* A point in time after all previous commands completed (QueryCounter TIMESTAMP). */
 perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *ctx, struct perfq_gl_timer **out);
 /* ns of the interval, or the stamp. wait 0: PERFQ_NOT_READY while pending. Results become

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -589,6 +590,48 @@ static void test_last_query_on_a_name_wins(void **state)
     del1(after);
 }
 
+/* Issue 10: a profiler's pattern, N names begun again every frame with the results read a frame
+ * later (or never: the next begin drops them). The layer restarts each name's interval in place
+ * where its path allows: no timer more or less per frame, results in order, each within the
+ * wall time of its frame. */
+static void test_names_reused_every_frame(void **state)
+{
+    (void)state;
+    enum { N = 64, FRAMES = 4 };
+    GLuint q[N];
+    gl.glGenQueriesANGLE(N, q);
+    struct perfq_gl_layer_stats first, later;
+    for (int f = 0; f < FRAMES; f++) {
+        gl.glFinish();
+        uint64_t t0 = glt_now_ns();
+        for (int i = 0; i < N; i++) {
+            gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[i]);
+            glt_draw_triangles(&T, 1 + i % 4);
+            gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        }
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        if (f == 1)
+            continue;   /* never read: frame 2's begins drop these results */
+        for (int i = 0; i < N; i++) {
+            GLuint64 v = 0;
+            gl.glGetQueryObjectui64vANGLE(q[i], GL_QUERY_RESULT_ANGLE, &v);
+            /* Each interval lies inside its frame (+1 ms for clock domains). */
+            assert_true(v <= glt_now_ns() - t0 + 1000000u);
+        }
+        /* Read: every one is available, the last included. */
+        GLint a = 0;
+        gl.glGetQueryObjectivANGLE(q[N - 1], GL_QUERY_RESULT_AVAILABLE_ANGLE, &a);
+        assert_int_equal(a, GL_TRUE);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        perfq_gl_layer_stats(f == 0 ? &first : &later);
+    }
+    assert_int_equal(later.timers, first.timers);
+    assert_int_equal(later.vqueries, first.vqueries);
+    assert_int_equal(later.frontend_objects, first.frontend_objects);
+    gl.glDeleteQueriesANGLE(N, q);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 /* EXT_disjoint_timer_query's glGet values, answered in contexts with the extension. */
 static void test_timestamp_and_disjoint(void **state)
 {
@@ -648,7 +691,13 @@ static void test_elapsed_against_wall_clock(void **state)
         printf("# %d quads x %d iterations: elapsed %.3f ms, wall %.3f ms, ratio %.3f\n", quads,
                iters, elapsed / 1e6, wall / 1e6, (double)elapsed / (double)wall);
         assert_true(elapsed <= wall + 1000000u);
-        assert_true(elapsed >= wall / 2);
+        /* llvmpipe's own TIME_ELAPSED under-reports (docs/gl-layer.md, the quirk table): where
+         * PERFQ_GL_TIMER=query forces it on (the test angle-timer-query-query-path, for the
+         * query path's code), the layer passes the driver's value on and the lower bound is
+         * not the layer's to hold. */
+        const char *forced = getenv("PERFQ_GL_TIMER");
+        if (!(strncmp(T.renderer, "llvmpipe", 8) == 0 && forced && strcmp(forced, "query") == 0))
+            assert_true(elapsed >= wall / 2);
         compared = 1;
     }
     printf("# %d disjoint interval(s) measured again\n", disjoint_seen);
@@ -823,6 +872,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_querycounter_inside_elapsed, setup_each),
         cmocka_unit_test_setup(test_last_query_on_a_name_wins, setup_each),
         cmocka_unit_test_setup(test_timer_beside_another_query_type, setup_each),
+        cmocka_unit_test_setup(test_names_reused_every_frame, setup_each),
         cmocka_unit_test_setup(test_timestamp_and_disjoint, setup_each),
         cmocka_unit_test_setup(test_elapsed_against_wall_clock, setup_each),
         cmocka_unit_test_setup(test_extension_strings, setup_each),

@@ -817,6 +817,88 @@ static void test_two_threads(void **state)
 }
 
 /* Thousands of logical queries beside the program's, without growth. */
+/* Issue 10: a logical query restarted in place (perfq_gl_vquery_restart) is what freeing it and
+ * beginning a new one would be: N queries outstanding, restarted round after round with and
+ * without their results read, a program query split across two of them; every result exact,
+ * no object made or leaked per restart, and the calls that cannot restart change nothing. */
+static void test_restart_in_place(void **state)
+{
+    (void)state;
+    enum { N = 8, ROUNDS = 4 };
+    GLenum target = samples_target();
+    struct perfq_gl_vquery *q[N] = {NULL};
+    GLuint p = 0;
+    gl.glGenQueries(1, &p);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q[i]), PERFQ_OK);
+        /* Active: not restartable, nothing changes. */
+        assert_int_equal(perfq_gl_vquery_restart(cur(), q[i]), PERFQ_ESTATE);
+        glt_draw_quads(&T, 1, 0);
+        assert_int_equal(perfq_gl_vquery_end(cur(), q[i]), PERFQ_OK);
+    }
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int i = 0; i < N; i++) {
+            /* Round 1: the program's query spans the end of q[3] and the start of q[4]. */
+            if (r == 1 && i == 3) {
+                gl.glBeginQuery(target, p);
+                glt_draw_quads(&T, 1, 0);
+            }
+            assert_int_equal(perfq_gl_vquery_restart(cur(), q[i]), PERFQ_OK);
+            glt_draw_quads(&T, 1 + (i + r) % 3, 0);
+            assert_int_equal(perfq_gl_vquery_end(cur(), q[i]), PERFQ_OK);
+            if (r == 1 && i == 4) {
+                glt_draw_quads(&T, 2, 0);
+                gl.glEndQuery(target);
+            }
+        }
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        /* Round 2's results are never read: the next restart drops them. */
+        if (r == 2)
+            continue;
+        for (int i = 0; i < N; i++)
+            assert_int_equal(vq_value(q[i]), quad_samples(1 + (i + r) % 3));
+        if (r == 1)
+            assert_int_equal(prog_result(p), quad_samples(1 + 2 + 3 + 2));
+    }
+    /* The program's split query keeps its record until its name is deleted (or reused). */
+    gl.glDeleteQueries(1, &p);
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(after.vquery_links, before.vquery_links);
+    assert_int_equal(after.program_records, before.program_records);
+    for (int i = 0; i < N; i++)
+        perfq_gl_vquery_free(cur(), q[i]);
+    /* A timer: the query path's interval restarts in place, a fence timer never (its fences are
+     * single-use); stamps and active intervals never. */
+    struct perfq_gl_timer *t = NULL, *s0 = NULL;
+    assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_restart(cur(), t), PERFQ_ESTATE);
+    assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_stamp(cur(), &s0), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_restart(cur(), s0), PERFQ_ESTATE);
+    int query_path = perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_QUERY;
+    for (int r = 0; r < 3; r++) {
+        uint64_t ns = 0;
+        assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_OK);
+        perfq_status_t st = perfq_gl_timer_restart(cur(), t);
+        assert_int_equal(st, query_path ? PERFQ_OK : PERFQ_ESTATE);
+        if (st != PERFQ_OK) {
+            perfq_gl_timer_free(cur(), t);
+            t = NULL;
+            assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+        }
+        /* Begun again: a result is not there before its end. */
+        assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_ESTATE);
+        glt_draw_quads(&T, 1, 0);
+        assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
+    }
+    perfq_gl_timer_free(cur(), t);
+    perfq_gl_timer_free(cur(), s0);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 static void test_cycles_without_growth(void **state)
 {
     (void)state;
@@ -884,6 +966,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_context_hooks, setup_each),
         cmocka_unit_test_setup(test_release_with_active_query, setup_each),
         cmocka_unit_test_setup(test_two_threads, setup_each),
+        cmocka_unit_test_setup(test_restart_in_place, setup_each),
         cmocka_unit_test_setup(test_cycles_without_growth, setup_each),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,8 +53,9 @@ struct angle_ctx {
 
 static int current(struct angle_ctx *c)
 {
-    c->pub = perfq_gl_current_context();
-    c->angle = c->pub ? perfq_gl_frontend_data(frontend_id, c->pub) : NULL;
+    void *data;
+    c->pub = perfq_gl_current_with_data(frontend_id, &data);
+    c->angle = data;
     return c->pub != NULL;
 }
 
@@ -297,10 +298,21 @@ PERFQ_GL_EXPORT void glBeginQueryANGLE(GLenum target, GLuint id)
         perfq_gl_record_error(c->pub, GL_OUT_OF_MEMORY);
         return;
     }
-    /* "The results from any queries before the last one will be lost". */
-    drop_timer(c, q);
+    /* "The results from any queries before the last one will be lost". The object's last
+     * interval is begun again in place where it can be (issue 10: no timer, logical query and
+     * marks released and taken anew per query), else dropped for a new one. */
+    perfq_status_t st = PERFQ_ESTATE;
+    if (q->timer && q->type == GL_TIME_ELAPSED_ANGLE) {
+        pending_remove(a, q);
+        q->done = 0;
+        q->result = 0;
+        st = perfq_gl_timer_restart(c->pub, q->timer);
+    }
+    if (st != PERFQ_OK)
+        drop_timer(c, q);
+    if (st == PERFQ_ESTATE)
+        st = perfq_gl_timer_begin(c->pub, &q->timer);
     q->type = GL_TIME_ELAPSED_ANGLE;
-    perfq_status_t st = perfq_gl_timer_begin(c->pub, &q->timer);
     if (st != PERFQ_OK) {
         /* Not in spec: no timer in this context (the extension is not advertised here), or the
          * driver failed. */

@@ -102,6 +102,22 @@ void *perfq_gl_frontend_data(int id, const struct perfq_gl_context *pub)
     return NULL;
 }
 
+struct perfq_gl_context *perfq_gl_current_with_data(int id, void **data)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    if (!c) {
+        *data = NULL;
+        return NULL;
+    }
+    /* A context-scoped front end's data is the context's (set at its creation for the front
+     * ends registered then, NULL for later ones). */
+    if (id >= 0 && id < c->n_frontends && frontends[id]->scope == PERFQ_GL_SCOPE_CONTEXT)
+        *data = c->frontend_data[id];
+    else
+        *data = perfq_gl_frontend_data(id, &c->pub);
+    return &c->pub;
+}
+
 void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c)
 {
     int n = perfq_gl_frontend_count();

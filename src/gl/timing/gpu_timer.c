@@ -93,6 +93,25 @@ perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_g
     return PERFQ_OK;
 }
 
+perfq_status_t perfq_gl_timer_restart(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    /* The query path's intervals only: a fence timer's fences are single-use. */
+    if (!t || t->stamp || t->active || !t->ended || t->path != PERFQ_GL_TIMER_QUERY || !t->vq)
+        return PERFQ_ESTATE;
+    struct perfq_gl_timer_state *s = c->timer;
+    perfq_gl_timer_poll_disjoint(c);
+    perfq_status_t st = perfq_gl_vquery_restart(pub, t->vq);
+    if (st == PERFQ_ESTATE)
+        return st;
+    /* From here t is a new interval (its old result is gone), begun or failed. */
+    t->epoch = s->disjoint_epoch;
+    t->disjoint = 0;
+    t->ended = st != PERFQ_OK;
+    t->active = st == PERFQ_OK;
+    return st;
+}
+
 perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);

@@ -9,11 +9,9 @@
 
 /* GPU_DISJOINT_EXT: reading it clears it, so a read by the layer is remembered for the program
  * (perfq_gl_timer_disjoint_for_program) and for every timer that was in flight. */
-void perfq_gl_timer_poll_disjoint(struct perfq_gl_ctx *c)
+void perfq_gl_timer_read_disjoint(struct perfq_gl_ctx *c)
 {
     struct perfq_gl_timer_state *s = c->timer;
-    if (s->path != PERFQ_GL_TIMER_QUERY || !s->has_disjoint)
-        return;
     GLint d = 0;
     perfq_gl_error_guard_begin(&c->pub);
     c->pub.gl->glGetIntegerv(GL_GPU_DISJOINT_EXT, &d);

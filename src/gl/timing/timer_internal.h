@@ -93,10 +93,21 @@ uint64_t perfq_gl_fence_wake_latency(void);
 void perfq_gl_fence_helper_stop(struct perfq_gl_timer_state *s);
 
 /* timer_path.c: the context's timer state, made and its path decided on first use (NULL: out of
- * memory). */
-struct perfq_gl_timer_state *perfq_gl_timer_state_of(struct perfq_gl_ctx *c);
+ * memory). Inline where it is decided already: it is asked on every query (issue 10). */
+struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c);
+static inline struct perfq_gl_timer_state *perfq_gl_timer_state_of(struct perfq_gl_ctx *c)
+{
+    return c->timer && c->timer->decided ? c->timer : perfq_gl_timer_state_make(c);
+}
 
-/* timer_disjoint.c: reads GPU_DISJOINT_EXT on the query path (reading clears it). */
-void perfq_gl_timer_poll_disjoint(struct perfq_gl_ctx *c);
+/* timer_disjoint.c: reads GPU_DISJOINT_EXT on the query path (reading clears it), where the
+ * driver has it; the check is inline, as it is made twice per query (issue 10). */
+void perfq_gl_timer_read_disjoint(struct perfq_gl_ctx *c);
+static inline void perfq_gl_timer_poll_disjoint(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    if (s->path == PERFQ_GL_TIMER_QUERY && s->has_disjoint)
+        perfq_gl_timer_read_disjoint(c);
+}
 
 #endif

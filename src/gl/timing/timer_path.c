@@ -160,7 +160,7 @@ static int self_check(struct perfq_gl_ctx *c)
     return ok;
 }
 
-struct perfq_gl_timer_state *perfq_gl_timer_state_of(struct perfq_gl_ctx *c)
+struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
 {
     if (!c->timer) {
         struct perfq_gl_timer_state *s = calloc(1, sizeof *s);

@@ -160,7 +160,7 @@ static void choose_fns(struct perfq_gl_ctx *c, struct perfq_gl_query_fns *f)
     }
 }
 
-struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *c)
+struct perfq_gl_vq_state *perfq_gl_vq_make(struct perfq_gl_ctx *c)
 {
     if (!c->vq) {
         struct perfq_gl_vq_state *s = calloc(1, sizeof *s);
@@ -268,28 +268,34 @@ static void queue_unlink(struct perfq_gl_vq_slot *sl, struct perfq_gl_segment *i
     it->queued = 0;
 }
 
-static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
+/* A new driver query object for a segment (the pool is empty). Out of line: segment_get's pool
+ * path is taken per query (issue 10). */
+static __attribute__((noinline)) struct perfq_gl_segment *segment_new(struct perfq_gl_ctx *c)
 {
     struct perfq_gl_vq_state *s = c->vq;
-    struct perfq_gl_segment *seg = sl->pool;
-    if (seg) {
-        sl->pool = seg->next;
-        if (!sl->pool)
-            sl->pool_tail = NULL;
-        sl->pool_n--;
-    } else {
-        seg = calloc(1, sizeof *seg);
-        if (!seg)
-            return NULL;
-        s->fn.gen(1, &seg->name);
-        if (!seg->name || perfq_gl_name_table_put(&s->internal, seg->name, seg) != 0) {
-            if (seg->name)
-                s->fn.del(1, &seg->name);
-            free(seg);
-            return NULL;
-        }
-        atomic_fetch_add(&perfq_gl_vq_live_segments, 1);
+    struct perfq_gl_segment *seg = calloc(1, sizeof *seg);
+    if (!seg)
+        return NULL;
+    s->fn.gen(1, &seg->name);
+    if (!seg->name || perfq_gl_name_table_put(&s->internal, seg->name, seg) != 0) {
+        if (seg->name)
+            s->fn.del(1, &seg->name);
+        free(seg);
+        return NULL;
     }
+    atomic_fetch_add(&perfq_gl_vq_live_segments, 1);
+    return seg;
+}
+
+static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
+{
+    struct perfq_gl_segment *seg = sl->pool;
+    if (!seg)
+        return segment_new(c);
+    sl->pool = seg->next;
+    if (!sl->pool)
+        sl->pool_tail = NULL;
+    sl->pool_n--;
     seg->next = seg->prev = NULL;
     return seg;
 }
@@ -346,6 +352,11 @@ void perfq_gl_vq_slot_user(struct perfq_gl_ctx *c, int slot, int delta, int gl_u
         pool_trim(c, sl);
 }
 
+static __attribute__((noinline)) struct perfq_gl_segment *mark_new(void)
+{
+    return calloc(1, sizeof(struct perfq_gl_segment));
+}
+
 /* The mark at the queue's end (shared with whoever took it in the same rotation). Where nothing
  * is queued, every segment so far was read: its value is the running sum now. */
 static struct perfq_gl_segment *mark_take(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
@@ -359,7 +370,7 @@ static struct perfq_gl_segment *mark_take(struct perfq_gl_ctx *c, struct perfq_g
             s->free_marks = m->next;
             s->n_free_marks--;
             memset(m, 0, sizeof *m);
-        } else if (!(m = calloc(1, sizeof *m))) {
+        } else if (!(m = mark_new())) {
             return NULL;
         }
         m->mark = 1;
@@ -542,7 +553,7 @@ void perfq_gl_vq_resume(struct perfq_gl_ctx *c)
     perfq_gl_error_guard_end(&c->pub);
 }
 
-void perfq_gl_vq_split_program(struct perfq_gl_ctx *c, int slot)
+void perfq_gl_vq_split_program_now(struct perfq_gl_ctx *c, int slot)
 {
     struct perfq_gl_vq_slot *sl = &c->vq->slots[slot];
     if (!sl->prog_name || sl->prog_rec)
@@ -676,6 +687,31 @@ static void discover_program_query(struct perfq_gl_ctx *c, int slot)
 
 /* ---- the service (gl_layer.h) ---- */
 
+/* q (made or restarted, not active, no marks) joins the logical queries active on its slot. On
+ * failure q is ended and PERFQ_ESYS returned (the caller frees it). */
+static perfq_status_t vq_start(struct perfq_gl_ctx *c, struct perfq_gl_vquery *q)
+{
+    struct perfq_gl_vq_slot *sl = &c->vq->slots[q->slot];
+    q->active = 1;
+    /* Where no program query can be active on the slot (prog_maybe clear), ending and beginning
+     * the layer's own segments on its own names raises none of the errors GL 4.6 4.2.1 lists:
+     * no glGetError round trip (two per call were most of the layer's cost: issue 10). */
+    int guard = sl->prog_maybe != 0;
+    if (guard)
+        perfq_gl_error_guard_begin(&c->pub);
+    if (!sl->active)
+        discover_program_query(c, q->slot);
+    perfq_gl_vq_split_program(c, q->slot);
+    perfq_gl_vq_add_active(sl, q);
+    perfq_gl_vq_rotate(c, q->slot, q, NULL);
+    GLenum err = guard ? perfq_gl_error_guard_end(&c->pub) : GL_NO_ERROR;
+    if (err != GL_NO_ERROR || !sl->cur || !q->start) {
+        perfq_gl_vquery_end(&c->pub, q);
+        return PERFQ_ESYS;
+    }
+    return PERFQ_OK;
+}
+
 perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *pub, GLenum target, GLuint index,
                                      struct perfq_gl_vquery **out)
 {
@@ -692,29 +728,30 @@ perfq_status_t perfq_gl_vquery_begin(struct perfq_gl_context *pub, GLenum target
     q->target = target;
     q->index = index;
     q->slot = slot;
-    q->active = 1;
     perfq_gl_ctx_count(&c->live_vqueries, 1);
-    struct perfq_gl_vq_slot *sl = &s->slots[slot];
-    sl->users++;
-    /* Where no program query can be active on the slot (prog_maybe clear), ending and beginning
-     * the layer's own segments on its own names raises none of the errors GL 4.6 4.2.1 lists:
-     * no glGetError round trip (two per call were most of the layer's cost: issue 10). */
-    int guard = sl->prog_maybe != 0;
-    if (guard)
-        perfq_gl_error_guard_begin(pub);
-    if (!sl->active)
-        discover_program_query(c, slot);
-    perfq_gl_vq_split_program(c, slot);
-    perfq_gl_vq_add_active(sl, q);
-    perfq_gl_vq_rotate(c, slot, q, NULL);
-    GLenum err = guard ? perfq_gl_error_guard_end(pub) : GL_NO_ERROR;
-    if (err != GL_NO_ERROR || !sl->cur || !q->start) {
-        perfq_gl_vquery_end(pub, q);
+    s->slots[slot].users++;
+    if (vq_start(c, q) != PERFQ_OK) {
         perfq_gl_vquery_free(pub, q);
         return PERFQ_ESYS;
     }
     *out = q;
     return PERFQ_OK;
+}
+
+perfq_status_t perfq_gl_vquery_restart(struct perfq_gl_context *pub, struct perfq_gl_vquery *q)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (!q || q->active || !q->ended || q->program || c->finalized || perfq_gl_tls_current != c)
+        return PERFQ_ESTATE;
+    /* What perfq_gl_vquery_free and perfq_gl_vquery_begin would do, less the free and the
+     * allocation: its marks go (the queue is trimmed as at a release), it stays one of the
+     * slot's users (so the slot's pool is kept), and it begins again on the same slot. */
+    struct perfq_gl_vq_slot *sl = &c->vq->slots[q->slot];
+    mark_put(c, sl, q->start, 1);
+    mark_put(c, sl, q->end, 1);
+    q->start = q->end = NULL;
+    q->ended = 0;
+    return vq_start(c, q);
 }
 
 perfq_status_t perfq_gl_vquery_end(struct perfq_gl_context *pub, struct perfq_gl_vquery *q)

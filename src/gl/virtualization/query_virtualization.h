@@ -113,7 +113,13 @@ struct perfq_gl_vq_state {
     signed char supported[16];              /* target_supported, cached: -1 unknown */
 };
 
-struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx);
+/* The context's state, made on first use (NULL: out of memory). Inline: it is asked on every
+ * query (issue 10). */
+struct perfq_gl_vq_state *perfq_gl_vq_make(struct perfq_gl_ctx *ctx);
+static inline struct perfq_gl_vq_state *perfq_gl_vq(struct perfq_gl_ctx *ctx)
+{
+    return ctx->vq ? ctx->vq : perfq_gl_vq_make(ctx);
+}
 /* The slot of (target, index), or -1 for targets the layer never shares. */
 int perfq_gl_vq_slot_of(GLenum target, GLuint index);
 /* The target's bit in its slot's prog_maybe. */
@@ -129,7 +135,13 @@ void perfq_gl_vq_rotate(struct perfq_gl_ctx *ctx, int slot, struct perfq_gl_vque
 void perfq_gl_vq_add_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
 void perfq_gl_vq_remove_active(struct perfq_gl_vq_slot *sl, struct perfq_gl_vquery *q);
 /* The program's unsplit active query on the slot becomes a record with its native piece. */
-void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot);
+void perfq_gl_vq_split_program_now(struct perfq_gl_ctx *ctx, int slot);
+static inline void perfq_gl_vq_split_program(struct perfq_gl_ctx *ctx, int slot)
+{
+    struct perfq_gl_vq_slot *sl = &ctx->vq->slots[slot];
+    if (sl->prog_name && !sl->prog_rec)
+        perfq_gl_vq_split_program_now(ctx, slot);
+}
 /* Summed/ORed value of a logical query. wait 0: PERFQ_NOT_READY while pending. */
 perfq_status_t perfq_gl_vq_value(struct perfq_gl_ctx *ctx, struct perfq_gl_vquery *q, int wait,
                                  GLuint64 *value);
