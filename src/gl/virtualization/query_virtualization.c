@@ -293,8 +293,6 @@ static struct perfq_gl_segment *segment_get(struct perfq_gl_ctx *c, struct perfq
     if (!seg)
         return segment_new(c);
     sl->pool = seg->next;
-    if (!sl->pool)
-        sl->pool_tail = NULL;
     sl->pool_n--;
     seg->next = seg->prev = NULL;
     return seg;
@@ -306,12 +304,10 @@ static void segment_free(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl,
                          struct perfq_gl_segment *seg, int gl_usable)
 {
     if (gl_usable) {
-        seg->next = NULL;
-        if (sl->pool_tail)
-            sl->pool_tail->next = seg;
-        else
-            sl->pool = seg;
-        sl->pool_tail = seg;
+        /* Its result was read: the GPU is done with the object, which is the one to reuse
+         * first (still in the driver's caches, as the program's own objects are). */
+        seg->next = sl->pool;
+        sl->pool = seg;
         sl->pool_n++;
         return;
     }
@@ -332,8 +328,6 @@ static void pool_trim(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
         while (n < 64 && sl->pool_n > PERFQ_GL_VQ_POOL_MAX) {
             struct perfq_gl_segment *seg = sl->pool;
             sl->pool = seg->next;
-            if (!sl->pool)
-                sl->pool_tail = NULL;
             sl->pool_n--;
             names[n++] = seg->name;
             perfq_gl_name_table_remove(&c->vq->internal, seg->name);
@@ -853,7 +847,7 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
             q->next_active = q->prev_active = NULL;
         }
         sl->active = NULL;
-        sl->pool = sl->pool_tail = NULL;
+        sl->pool = NULL;
     }
     int usable = gl_usable;
     c->finalized = 1;   /* releases below must not pool */

@@ -68,8 +68,9 @@ struct perfq_gl_vq_slot {
     struct perfq_gl_segment *head, *tail;   /* the queue: unread segments and pending marks */
     GLuint64 sum;                   /* running sum of the segments read off the queue */
     uint64_t serial;                /* segments begun on this slot */
-    struct perfq_gl_segment *pool, *pool_tail;  /* taken from the head, returned at the tail:
-                                                 * the object read longest ago is reused first */
+    struct perfq_gl_segment *pool;  /* a stack: the object read last is reused first, so a
+                                     * program with N queries outstanding cycles through N
+                                     * objects however many the pool holds (issue 10) */
     int pool_n;
     int users;                      /* logical queries on the slot not freed yet (records too) */
     /* The program's targets on this slot whose driver query may be active now, one bit per
