@@ -1,8 +1,10 @@
 /* The perfq command line, run as a user would: list --json parses, stat propagates the exit
  * status and counts the child's CPU time, bad arguments exit 2 with a clear message. */
+#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -477,6 +479,65 @@ static void test_json_non_utf8_arguments(void **state)
 
 /* Issue 14 item 11: perfq run (and stat --layers) refuses to run the command when a layer
  * cannot be injected: not found, or a path that LD_PRELOAD or OPENCL_LAYERS would split. */
+/* SIGTERM or SIGHUP sent to perfq stat alone (kill PID, a service manager, a closed
+ * terminal) reach the command; perfq prints its report and exits with the command's status.
+ * Before, perfq died at once: no report, and the command ran on, orphaned. */
+static void test_stat_forwards_term_and_hup(void **state)
+{
+    (void)state;
+    static const int sigs[] = {SIGTERM, SIGHUP};
+    for (size_t i = 0; i < 2; i++) {
+        char dir[] = "/tmp/perfq-cli-sig-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char ready[96], table[96], script[256];
+        snprintf(ready, sizeof(ready), "%s/ready", dir);
+        snprintf(table, sizeof(table), "%s/table", dir);
+        /* The command says it runs (after perfq installed its handlers: they are in place
+         * before the command may exec), then becomes sleep itself. */
+        snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(perfq_path, perfq_path, "stat", "-o", table, "--", "sh", "-c", script,
+                  (char *)NULL);
+            _exit(99);
+        }
+        long cmd_pid = 0;
+        for (int tries = 0; tries < 6000 && cmd_pid <= 0; tries++) {   /* up to 60 s */
+            FILE *f = fopen(ready, "r");
+            if (!f || fscanf(f, "%ld", &cmd_pid) != 1)
+                cmd_pid = 0, usleep(10000);
+            if (f)
+                fclose(f);
+        }
+        assert_true(cmd_pid > 0);
+        assert_int_equal(kill(pid, sigs[i]), 0);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        /* The command ended with perfq (it got the signal), leaving nothing behind. */
+        int orphan = kill((pid_t)cmd_pid, 0) == 0;
+        if (orphan)
+            kill((pid_t)cmd_pid, SIGKILL);
+        assert_false(orphan);
+        /* perfq exited by itself, with the command's status. */
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 128 + sigs[i]);
+        int fd = open(table, O_RDONLY);
+        assert_true(fd >= 0);
+        char buf[8192];
+        slurp(fd, buf, sizeof(buf));
+        close(fd);
+        assert_non_null(strstr(buf, "host/task-clock"));
+        assert_non_null(strstr(buf, "seconds time elapsed"));
+        unlink(table);
+        unlink(ready);
+        rmdir(dir);
+    }
+}
+
 static void test_run_refuses_without_layers(void **state)
 {
     (void)state;
@@ -522,6 +583,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stat_exit_status_and_child_cpu),
         cmocka_unit_test(test_stat_table_to_file),
         cmocka_unit_test(test_stat_signal_status),
+        cmocka_unit_test(test_stat_forwards_term_and_hup),
         cmocka_unit_test(test_bad_arguments_exit_2),
         cmocka_unit_test(test_unavailable_counter_named),
         cmocka_unit_test(test_run_execs_with_status),

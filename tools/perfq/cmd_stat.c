@@ -42,6 +42,18 @@ struct stat_row {
     int measured;              /* index into the measurement, or -1 when unavailable */
 };
 
+static volatile sig_atomic_t child_pid;
+
+/* SIGTERM and SIGHUP sent to perfq (kill, a service manager, a closed terminal) go to the
+ * command, as in perfq record: it ends, and perfq still prints what it counted and exits with
+ * the command's status. Without this perfq died at once, the report was lost and the command
+ * ran on, orphaned. */
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
 static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
@@ -327,9 +339,13 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         return -1;
     }
     /* Signals from the terminal go to the command; perfq stays to print what it counted. */
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward};
+    struct sigaction old_int, old_quit, old_term, old_hup;
     sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGQUIT, &ignore, &old_quit);
+    child_pid = pid;
+    sigaction(SIGTERM, &fwd, &old_term);
+    sigaction(SIGHUP, &fwd, &old_hup);
     uint64_t t0 = monotonic_ns();
     char byte = 1;
     int err = 0;
@@ -365,10 +381,13 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         if (st == PERFQ_OK)
             st = perfq_measurement_result(m, PERFQ_RESULT_WAIT, values, measured);
     }
+    child_pid = 0;   /* exited (a zombie until wait4): nothing left to forward to */
     while (wait4(pid, &r->status, 0, &r->usage) < 0 && errno == EINTR)
         ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     perfq_measurement_destroy(&m);
     if (got == (ssize_t)sizeof(err))
         return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
