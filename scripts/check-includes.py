@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks that perfq's includes point down the layers of docs/design.md ("The house as built").
 
-Every `#include "..."` of a source under src/ names a folder the including folder may use; in
-src/gl/ a folder includes only from itself and from folders of a lower rank (no circle). A new
-folder must be added here and to docs/design.md's table. Usage: check-includes.py SOURCE_ROOT
+Every `#include "..."` of a source under src/ and tools/perfq/ names a folder (or, where the
+table says so, a file) the including folder may use; in src/gl/ a folder includes only from
+itself and from folders of a lower rank (no circle). A new folder must be added here and to
+docs/design.md's table. Usage: check-includes.py SOURCE_ROOT
 """
 import os
 import re
@@ -24,12 +25,18 @@ GL_RANK = {
     'intel': 8,             # offers GL_NV_query_resource's "GL Memory" (nvres/) as a query type
 }
 
-# Outside src/gl/: which top-level include folders each source folder may name.
+# Outside src/gl/: what each source folder may name: a top-level include folder ('core'), a
+# folder below one ('gl/providers/'), or one file ('providers/opencl_command.h'). '' is the
+# folder's own files, included without a folder (tools/perfq's "cli.h").
 ALLOWED = {
     'src/core': {'perfq', 'core'},
     'src/providers': {'perfq', 'core', 'providers'},
-    'src/cl': {'perfq', 'core', 'providers', 'cl'},
-    'src/egl': {'perfq', 'core', 'gl'},     # EGL front ends sit on the GL layer's interface
+    # the OpenCL layer: its counters as catalog data, the NVML history of past intervals
+    'src/cl': {'perfq', 'core', 'cl', 'providers/opencl_command.h', 'providers/nvml_interval.h'},
+    # EGL front ends sit on the GL layer's interface (and open its providers)
+    'src/egl': {'perfq', 'core', 'gl/gl_layer.h', 'gl/providers/'},
+    # the CLI: the C API and the layers' two channels
+    'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/memory_channel.h', ''},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -41,7 +48,8 @@ def gl_folder(rel):
 
 def check(root):
     bad = []
-    for dirpath, _, files in os.walk(os.path.join(root, 'src')):
+    walked = [w for top in ('src', 'tools/perfq') for w in os.walk(os.path.join(root, top))]
+    for dirpath, _, files in sorted(walked):
         for name in sorted(files):
             if not name.endswith(('.c', '.h')):
                 continue
@@ -79,9 +87,11 @@ def verdict(rel, target):
     allowed = ALLOWED.get(folder)
     if allowed is None:
         return f'{folder} is not in scripts/check-includes.py (and docs/design.md)'
-    if head not in allowed:
-        return f'{folder} may include {", ".join(sorted(allowed))} only'
-    return None
+    own = '' if '/' not in target else None
+    if own in allowed or head in allowed or target in allowed or any(
+            a.endswith('/') and target.startswith(a) for a in allowed):
+        return None
+    return f'{folder} may include {", ".join(sorted(a or "its own files" for a in allowed))} only'
 
 
 def main():

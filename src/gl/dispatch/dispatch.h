@@ -150,7 +150,7 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \
     W(PFNGLBINDRENDERBUFFERPROC, glBindRenderbuffer) \
     X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
-    /* sub-uploads (bytes counted for EGL_BRCM's Driver Counters: layer_uploads.c) */ \
+    /* sub-uploads (bytes counted in the Driver Counters: injection/layer_draws_uploads.c) */ \
     W(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
     W(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
     W(perfq_PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D) \
@@ -192,7 +192,7 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC, glRenderbufferStorageMultisample) \
     W(PFNGLNAMEDRENDERBUFFERSTORAGEPROC, glNamedRenderbufferStorage) \
     W(PFNGLNAMEDRENDERBUFFERSTORAGEMULTISAMPLEPROC, glNamedRenderbufferStorageMultisample) \
-    /* more storage calls (observed: GL_NV_query_resource's accounting) */ \
+    /* more storage calls (ARB/EXT aliases; seen by the object observers) */ \
     W(PFNGLBUFFERDATAARBPROC, glBufferDataARB) \
     W(PFNGLDELETEBUFFERSARBPROC, glDeleteBuffersARB) \
     W(PFNGLNAMEDBUFFERDATAEXTPROC, glNamedBufferDataEXT) \

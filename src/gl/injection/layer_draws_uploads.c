@@ -1,7 +1,7 @@
 /*
- * More program calls the layer wraps, for the draw observers and EGL_BRCM_performance_counters'
- * Driver Counters: every glDraw* variant beyond glDrawArrays/glDrawElements (layer_draw.c),
- * reported to the draw observers like those two; and the sub-uploads (glBufferSubData,
+ * More program calls the layer wraps, for the draw observers and the layer's Driver Counters:
+ * every glDraw* variant beyond glDrawArrays/glDrawElements (layer_draw.c), reported to the draw
+ * observers like those two; and the sub-uploads (glBufferSubData,
  * glNamedBufferSubData, glTexSubImage2D/3D, glCompressedTexSubImage2D), which have no object
  * event (they change no storage), so their bytes go to the Driver Counters directly
  * (driver_counters.h). The layer's own GL calls use the real table and are never seen here.
