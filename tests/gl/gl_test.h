@@ -114,6 +114,8 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(PFNGLQUERYCOUNTERPROC, glQueryCounter) \
     X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
     X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
+    X(PFNGLBEGINCONDITIONALRENDERNVPROC, glBeginConditionalRenderNV) \
+    X(PFNGLENDCONDITIONALRENDERNVPROC, glEndConditionalRenderNV) \
     X(PFNGLGENQUERIESANGLEPROC, glGenQueriesANGLE) \
     X(PFNGLDELETEQUERIESANGLEPROC, glDeleteQueriesANGLE) \
     X(PFNGLISQUERYANGLEPROC, glIsQueryANGLE) \
@@ -180,6 +182,9 @@ int glt_open_display(EGLDisplay *out);
  * thread): what glt_create starts with, for the unmodified programs that set up the rest as a
  * program would. 0 and *out; GLT_SKIP (the missing piece named) where the display gives none. */
 int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out);
+/* The same, in share's share group (EGL_NO_CONTEXT: sharing nothing). */
+int glt_create_context_sharing(EGLDisplay dpy, enum glt_kind kind, EGLContext share,
+                               EGLContext *out);
 /* Creates a context of the kind on dpy (sharing nothing), makes it current on this thread and
  * builds the framebuffer (width x height, RGBA8), the program and a vertex array. 0; GLT_SKIP
  * where the display gives no context of the kind; 1 on a failure (eglMakeCurrent refused, a GL

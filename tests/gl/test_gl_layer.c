@@ -327,11 +327,11 @@ static void test_program_delete_and_counter_on_split(void **state)
 /* Conditional rendering on a split program query decides on the summed result, not on the
  * driver's first piece: a query whose samples all fell in later pieces still lets the block
  * render, and one with no samples at all still discards it. */
-static void test_conditional_render_on_split(void **state)
+static void conditional_render_on_split(PFNGLBEGINCONDITIONALRENDERPROC begin,
+                                        PFNGLENDCONDITIONALRENDERPROC end)
 {
-    (void)state;
-    if (kind == GLT_GLES3)
-        skip();     /* no conditional rendering in GLES 3 */
+    assert_non_null(begin);
+    assert_non_null(end);
     GLuint p[2] = {0, 0};
     gl.glGenQueries(2, p);
     struct perfq_gl_vquery *q = NULL, *seen = NULL;
@@ -346,9 +346,9 @@ static void test_conditional_render_on_split(void **state)
     assert_int_equal(prog_result(p[1]), 0);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(perfq_gl_vquery_begin(cur(), GL_SAMPLES_PASSED, 0, &seen), PERFQ_OK);
-        gl.glBeginConditionalRender(p[i], GL_QUERY_WAIT);
+        begin(p[i], GL_QUERY_WAIT);
         glt_draw_quads(&T, 1, 0);
-        gl.glEndConditionalRender();
+        end();
         perfq_gl_vquery_end(cur(), seen);
         assert_int_equal(glt_error(), GL_NO_ERROR);
         /* p[0] passed (W x H samples): the block renders; p[1] did not: it is discarded. */
@@ -356,13 +356,33 @@ static void test_conditional_render_on_split(void **state)
         perfq_gl_vquery_free(cur(), seen);
     }
     /* Nesting is still GL's INVALID_OPERATION. */
-    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT);
-    gl.glBeginConditionalRender(p[0], GL_QUERY_WAIT);
+    begin(p[0], GL_QUERY_WAIT);
+    begin(p[0], GL_QUERY_WAIT);
     assert_int_equal(glt_error(), GL_INVALID_OPERATION);
-    gl.glEndConditionalRender();
+    end();
     assert_int_equal(glt_error(), GL_NO_ERROR);
     perfq_gl_vquery_free(cur(), q);
     gl.glDeleteQueries(2, p);
+}
+
+static void test_conditional_render_on_split(void **state)
+{
+    (void)state;
+    if (kind == GLT_GLES3)
+        skip();     /* no conditional rendering in GLES 3 */
+    conditional_render_on_split(gl.glBeginConditionalRender, gl.glEndConditionalRender);
+}
+
+/* The same through NV_conditional_render's names, which a program may fetch instead (the
+ * driver's pair shares the core pair's state): before the layer wrapped them, the driver decided
+ * on the first piece alone and discarded p[0]'s block, which GL renders. */
+static void test_conditional_render_nv_on_split(void **state)
+{
+    (void)state;
+    if (kind == GLT_GLES3)
+        skip();     /* no conditional rendering in GLES 3 */
+    assert_true(perfq_gl_has_driver_extension(cur(), "GL_NV_conditional_render"));
+    conditional_render_on_split(gl.glBeginConditionalRenderNV, gl.glEndConditionalRenderNV);
 }
 
 /* Inverted conditional rendering (GL 4.5, ARB_conditional_render_inverted: the block renders
@@ -959,6 +979,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
         cmocka_unit_test_setup(test_program_delete_and_counter_on_split, setup_each),
         cmocka_unit_test_setup(test_conditional_render_on_split, setup_each),
+        cmocka_unit_test_setup(test_conditional_render_nv_on_split, setup_each),
         cmocka_unit_test_setup(test_conditional_render_inverted_on_split, setup_each),
         cmocka_unit_test_setup(test_program_state_unchanged, setup_each),
         cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),

@@ -266,6 +266,8 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     /* conditional rendering */ \
     W(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
     W(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
+    W(PFNGLBEGINCONDITIONALRENDERNVPROC, glBeginConditionalRenderNV) \
+    W(PFNGLENDCONDITIONALRENDERNVPROC, glEndConditionalRenderNV) \
     /* queries: core / ARB */ \
     X(PFNGLGENQUERIESPROC, glGenQueries) \
     X(PFNGLCREATEQUERIESPROC, glCreateQueries) \

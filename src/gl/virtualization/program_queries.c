@@ -380,6 +380,13 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
         real(id, target);
 }
 
+/* The driver's pair a program's call goes to: the core names (GL 3.0) or NV_conditional_render's
+ * (the same driver state; a program may fetch either name). */
+struct conditional_render_fns {
+    PFNGLBEGINCONDITIONALRENDERPROC begin;
+    PFNGLENDCONDITIONALRENDERPROC end;
+};
+
 /*
  * Before the layer answers a glBeginConditionalRender itself: GL 4.6 10.10, "An
  * INVALID_OPERATION error is generated if BeginConditionalRender is called while conditional
@@ -390,17 +397,17 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
  * driver's error is the program's answer (1); accepted, nothing was active, so the layer ends
  * that conditional rendering at once (it covered no commands) and decides itself (0).
  */
-static int driver_refuses_begin(struct perfq_gl_ctx *c, GLuint id, GLenum mode)
+static int driver_refuses_begin(struct perfq_gl_ctx *c, GLuint id, GLenum mode,
+                                const struct conditional_render_fns *real)
 {
     if (!c->conditional_render_forwarded)
         return 0;
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     perfq_gl_call_checked_begin(c);
-    gl->glBeginConditionalRender(id, mode);
+    real->begin(id, mode);
     if (perfq_gl_call_checked_end(c) != GL_NO_ERROR)
         return 1;
     perfq_gl_error_guard_begin(&c->pub);
-    gl->glEndConditionalRender();
+    real->end();
     perfq_gl_error_guard_end(&c->pub);
     c->conditional_render_forwarded = 0;
     return 0;
@@ -424,7 +431,8 @@ static int driver_refuses_begin(struct perfq_gl_ctx *c, GLuint id, GLenum mode)
  *   (Issue 13's known defect: this case rendered.)
  * Returns 1 when the layer took the call; else *mode is what the driver is to be given.
  */
-static int begin_conditional_render(GLuint id, GLenum *mode_io)
+static int begin_conditional_render(GLuint id, GLenum *mode_io,
+                                    const struct conditional_render_fns *real)
 {
     GLenum mode = *mode_io;
     struct perfq_gl_ctx *c = vq_ctx();
@@ -468,23 +476,26 @@ static int begin_conditional_render(GLuint id, GLenum *mode_io)
     }
     /* Non-inverted and non-zero, or not available under NO_WAIT ("the GL may choose to
      * unconditionally execute the subsequent rendering commands"): render. */
-    if (driver_refuses_begin(c, id, mode))
+    if (driver_refuses_begin(c, id, mode, real))
         return 1;
     c->conditional_render_emulated = 1;
     return 1;
 }
 
-PERFQ_GL_EXPORT void glBeginConditionalRender(GLuint id, GLenum mode)
+static void begin_conditional_render_common(GLuint id, GLenum mode,
+                                            const struct conditional_render_fns *real)
 {
-    if (begin_conditional_render(id, &mode))
+    if (!real->begin || !real->end)
+        return;     /* the driver has neither name: nothing to call (never reached through it) */
+    if (begin_conditional_render(id, &mode, real))
         return;
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c && c->initialized && !c->finalized)
         c->conditional_render_forwarded = 1;
-    perfq_gl_dispatch()->glBeginConditionalRender(id, mode);
+    real->begin(id, mode);
 }
 
-PERFQ_GL_EXPORT void glEndConditionalRender(void)
+static void end_conditional_render_common(PFNGLENDCONDITIONALRENDERPROC real_end)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c && c->initialized && !c->finalized) {
@@ -494,7 +505,35 @@ PERFQ_GL_EXPORT void glEndConditionalRender(void)
         }
         c->conditional_render_forwarded = 0;
     }
-    perfq_gl_dispatch()->glEndConditionalRender();
+    if (real_end)
+        real_end();
+}
+
+PERFQ_GL_EXPORT void glBeginConditionalRender(GLuint id, GLenum mode)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    const struct conditional_render_fns real = {gl->glBeginConditionalRender,
+                                                gl->glEndConditionalRender};
+    begin_conditional_render_common(id, mode, &real);
+}
+
+PERFQ_GL_EXPORT void glEndConditionalRender(void)
+{
+    end_conditional_render_common(perfq_gl_dispatch()->glEndConditionalRender);
+}
+
+/* ---- NV_conditional_render names: the same decision on a split query ---- */
+PERFQ_GL_EXPORT void glBeginConditionalRenderNV(GLuint id, GLenum mode)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    const struct conditional_render_fns real = {gl->glBeginConditionalRenderNV,
+                                                gl->glEndConditionalRenderNV};
+    begin_conditional_render_common(id, mode, &real);
+}
+
+PERFQ_GL_EXPORT void glEndConditionalRenderNV(void)
+{
+    end_conditional_render_common(perfq_gl_dispatch()->glEndConditionalRenderNV);
 }
 
 #define GL_ (perfq_gl_dispatch())
