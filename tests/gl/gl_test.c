@@ -168,6 +168,12 @@ static const char *fs_body =
 
 int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out)
 {
+    return glt_create_context_sharing(dpy, kind, EGL_NO_CONTEXT, out);
+}
+
+int glt_create_context_sharing(EGLDisplay dpy, enum glt_kind kind, EGLContext share,
+                               EGLContext *out)
+{
     *out = EGL_NO_CONTEXT;
     EGLint attrs[16], n = 0;
     if (!eglBindAPI(kind == GLT_GLES3 ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
@@ -197,7 +203,7 @@ int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out)
             return GLT_SKIP;
         }
     }
-    *out = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
+    *out = eglCreateContext(dpy, config, share, attrs);
     if (*out == EGL_NO_CONTEXT) {
         fprintf(stderr, "the EGL display gives no %s context (GL %s 3.%d): skipping\n",
                 glt_kind_name(kind), kind == GLT_GLES3 ? "ES" : kind == GLT_CORE ? "core" :

@@ -826,6 +826,64 @@ static void test_cycles_without_growth(void **state)
     assert_int_equal(count_fds(), fds);
 }
 
+/* Issue 15: "Are query objects shareable between multiple contexts? RESOLVED: No." A context in
+ * the same share group sees none of another's names: not queries there, their results not
+ * readable there, their active query not current there; it may use the same number for an object
+ * of its own, and neither context's object disturbs the other's. */
+static void test_queries_not_shared(void **state)
+{
+    (void)state;
+    GLuint q = gen1(), held = gen1();
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
+    glt_draw_triangles(&T, 1);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    GLuint64 mine = 0;
+    gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &mine);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, held);     /* active in T across the switch */
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    EGLContext s = EGL_NO_CONTEXT;
+    assert_int_equal(glt_create_context_sharing(T.dpy, kind, T.ctx, &s), 0);
+    assert_true(eglMakeCurrent(T.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, s));
+    assert_true(glt_has_extension("GL_ANGLE_timer_query"));
+    assert_false(gl.glIsQueryANGLE(q));
+    assert_false(gl.glIsQueryANGLE(held));
+    GLuint64 v = 12345;
+    gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    assert_int_equal(v, 12345);
+    GLint cur = -1;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, 0);
+    /* The same number, an object of this context's own; T's active one does not block it. */
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, held);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    /* q was never generated here: QueryCounter refuses it (A16, ANGLE's validator), as it
+     * would any name this context never made. */
+    gl.glQueryCounterANGLE(q, GL_TIMESTAMP_ANGLE);
+    assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+    assert_false(gl.glIsQueryANGLE(q));
+    assert_true(gl.glIsQueryANGLE(held));
+    GLuint pair[2] = {q, held};
+    gl.glDeleteQueriesANGLE(2, pair);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    assert_true(eglMakeCurrent(T.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
+    assert_true(eglDestroyContext(T.dpy, s));
+    /* T's objects are as they were: q a TIME_ELAPSED result, held still active. */
+    cur = 0;
+    gl.glGetQueryivANGLE(GL_TIME_ELAPSED_ANGLE, GL_CURRENT_QUERY_ANGLE, &cur);
+    assert_int_equal(cur, (GLint)held);
+    gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+    assert_true(gl.glIsQueryANGLE(q));
+    v = 0;
+    gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(v, mine);
+    gl.glGetQueryObjectui64vANGLE(held, GL_QUERY_RESULT_ANGLE, &v);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    del1(q);
+    del1(held);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -873,6 +931,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_last_query_on_a_name_wins, setup_each),
         cmocka_unit_test_setup(test_timer_beside_another_query_type, setup_each),
         cmocka_unit_test_setup(test_names_reused_every_frame, setup_each),
+        cmocka_unit_test_setup(test_queries_not_shared, setup_each),
         cmocka_unit_test_setup(test_timestamp_and_disjoint, setup_each),
         cmocka_unit_test_setup(test_elapsed_against_wall_clock, setup_each),
         cmocka_unit_test_setup(test_extension_strings, setup_each),
