@@ -363,8 +363,10 @@ static void test_run_replaces_layerless_loader(void **state)
 {
     (void)state;
     static const char system_loader[] = "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1";
-    if (access(system_loader, R_OK) != 0)
-        skip();
+    if (access(system_loader, R_OK) != 0) {
+        assert_true(test_may_lack("ocl-icd"));   /* the loader that reads OPENCL_LAYERS */
+        return;
+    }
     char dir[512];
     snprintf(dir, sizeof(dir), "%s", fake_loader_path);
     *strrchr(dir, '/') = '\0';

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perfq/perfq.h"
+#include "../test_util.h"
 
 /* 1 if the library loads here (the driver's: libcuda.so.1, libnvidia-ml.so.1). */
 static inline int nvt_have_library(const char *name)

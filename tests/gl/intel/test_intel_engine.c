@@ -9,6 +9,8 @@
  * per context that comes after the previous one is gone; the process's instance does it once.
  * Several contexts on several threads then use the shared instance at once (also under TSan):
  * every query still gives the fake's known readings, and every context the same query ids.
+ * EGL_BRCM_performance_counters and the program's own C API, in the same process, use the same
+ * engine: NVML is still initialised once.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,6 +28,7 @@
 
 #include "../gl_test.h"
 #include "perfq/egl_brcm_performance_counters.h"
+#include "perfq/perfq.h"
 
 #define SEQUENTIAL_CONTEXTS 3
 #define THREADS 4
@@ -228,6 +231,34 @@ static void test_brcm_shares_the_engine(void **state)
     assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
 }
 
+/* The program's own C API in the same process uses the same engine (the one libperfq.so the layer
+ * links): its perfq_open() probes NVML and measures with it while the layer's instance keeps it
+ * initialised, so nvmlInit_v2 is still called once; an engine of its own (a second copy) would
+ * initialise NVML again. The reading is the fake's known 100 W. */
+static void test_c_api_shares_the_engine(void **state)
+{
+    (void)state;
+    perfq_t *pq = NULL;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t id;
+    perfq_counter_info_t ci;
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &id), PERFQ_OK);
+    assert_int_equal(perfq_counter_info(pq, id, &ci), PERFQ_OK);
+    assert_true(ci.available);
+    perfq_measurement_t *m = NULL;
+    assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    sleep_ms(30);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    perfq_value_t v;
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, &v, 1), PERFQ_OK);
+    assert_int_equal(ci.storage, PERFQ_STORAGE_FLOAT64);
+    assert_true(fabs(v.v.f64 - 100.0) < 1e-6);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+    assert_int_equal(__atomic_load_n(nvml_inits, __ATOMIC_ACQUIRE), 1);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -238,6 +269,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sequential_contexts_one_engine),
         cmocka_unit_test(test_threads_share_one_engine),
         cmocka_unit_test(test_brcm_shares_the_engine),
+        cmocka_unit_test(test_c_api_shares_the_engine),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
