@@ -24,6 +24,7 @@
 #include "core/provider.h"
 #include "providers/builtin_providers.h"
 #include "providers/cupti_lib.h"
+#include "providers/cupti_range.h"
 
 #define RANGE_MAX_DEVICES 8
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -171,10 +172,8 @@ static int passes_of(const char *chip, const char *const *names, size_t n, size_
     return 0;
 }
 
-/* The same for tests, loading libcupti first where nothing has. Not called with lib_lock held
- * (the probe, which holds it, calls passes_of). */
-int perfq__cupti_range_passes(const char *chip, const char *const *names, size_t n,
-                              size_t *passes, char *reason, size_t size);
+/* The same for tests (cupti_range.h), loading libcupti first where nothing has. Not called with
+ * lib_lock held (the probe, which holds it, calls passes_of). */
 int perfq__cupti_range_passes(const char *chip, const char *const *names, size_t n,
                               size_t *passes, char *reason, size_t size)
 {
@@ -232,10 +231,7 @@ static void probe_device(unsigned d)
     describe_device(d, text);
 }
 
-/* Test hook: what the probe lists for a device of this chip, host side only (no driver):
- * the whole set's pass count, and metric m's description and reason (empty: available). */
-size_t perfq__cupti_range_describe(const char *chip, size_t m, const char **description,
-                                   const char **reason);
+/* Test hook (cupti_range.h): what the probe lists for a device of this chip, host side only. */
 size_t perfq__cupti_range_describe(const char *chip, size_t m, const char **description,
                                    const char **reason)
 {

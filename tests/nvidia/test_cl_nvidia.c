@@ -27,9 +27,8 @@
 #include <cmocka.h>
 
 #include "perfq/cl_codeplay_performance_counters.h"
+#include "core/provider.h"
 #include "../test_util.h"
-
-uint32_t perfq__counter_uuid(const char *provider, const char *group, const char *counter);
 
 #define SKIP_EXIT 77
 

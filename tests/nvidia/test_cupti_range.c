@@ -29,12 +29,8 @@
 #include <cmocka.h>
 
 #include "perfq/perfq.h"
+#include "providers/cupti_range.h"
 #include "../test_util.h"
-
-int perfq__cupti_range_passes(const char *chip, const char *const *names, size_t n,
-                              size_t *passes, char *reason, size_t size);
-size_t perfq__cupti_range_describe(const char *chip, size_t m, const char **description,
-                                   const char **reason);
 
 static const char *const all[] = {
     "gpu__time_duration.sum", "sm__cycles_elapsed.avg", "sm__cycles_active.avg",
