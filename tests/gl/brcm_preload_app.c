@@ -53,6 +53,8 @@ int main(void)
     EGLint attrs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attrs);
     if (ctx == EGL_NO_CONTEXT) {
+        if (!glt_egl_refusal(eglGetError(), "eglCreateContext"))   /* the layer wraps it */
+            return 1;
         fprintf(stderr, "no surfaceless GLES 2 context: skipping\n");
         return 77;
     }

@@ -166,6 +166,15 @@ static const char *fs_body =
     "  frag = c;\n"
     "}\n";
 
+int glt_egl_refusal(EGLint error, const char *call)
+{
+    if (error == EGL_BAD_MATCH || error == EGL_BAD_CONFIG || error == EGL_BAD_ATTRIBUTE)
+        return 1;
+    fprintf(stderr, "FAIL: %s gave no context, error 0x%x: not a driver's refusal\n", call,
+            (unsigned)error);
+    return 0;
+}
+
 int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out)
 {
     return glt_create_context_sharing(dpy, kind, EGL_NO_CONTEXT, out);
@@ -205,6 +214,11 @@ int glt_create_context_sharing(EGLDisplay dpy, enum glt_kind kind, EGLContext sh
     }
     *out = eglCreateContext(dpy, config, share, attrs);
     if (*out == EGL_NO_CONTEXT) {
+        /* The layer wraps eglCreateContext: a context the driver cannot give is refused with the
+         * driver's error (EGL 1.5 section 3.7.1: BAD_MATCH, BAD_CONFIG or BAD_ATTRIBUTE);
+         * anything else is the layer (or the driver) broken, not a missing piece. */
+        if (!glt_egl_refusal(eglGetError(), "eglCreateContext"))
+            return 1;
         fprintf(stderr, "the EGL display gives no %s context (GL %s 3.%d): skipping\n",
                 glt_kind_name(kind), kind == GLT_GLES3 ? "ES" : kind == GLT_CORE ? "core" :
                 "compatibility", kind == GLT_GLES3 ? 0 : 3);

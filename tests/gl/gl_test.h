@@ -181,6 +181,11 @@ int glt_open_display(EGLDisplay *out);
 /* Creates a context of the kind on dpy (sharing nothing, not made current; the API bound on this
  * thread): what glt_create starts with, for the unmodified programs that set up the rest as a
  * program would. 0 and *out; GLT_SKIP (the missing piece named) where the display gives none. */
+/* 1 where error is how EGL refuses a context the driver does not offer (EGL_BAD_MATCH,
+ * EGL_BAD_CONFIG, EGL_BAD_ATTRIBUTE: the test may skip, naming it); else 0 and a FAIL line naming
+ * the call. */
+int glt_egl_refusal(EGLint error, const char *call);
+
 int glt_create_context(EGLDisplay dpy, enum glt_kind kind, EGLContext *out);
 /* The same, in share's share group (EGL_NO_CONTEXT: sharing nothing). */
 int glt_create_context_sharing(EGLDisplay dpy, enum glt_kind kind, EGLContext share,
