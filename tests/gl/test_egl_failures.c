@@ -14,9 +14,12 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gl_test.h"
 #include "gl/gl_layer.h"
+#include "perfq/angle_timer_query.h"
 
 static EGLDisplay dpy;
 static enum glt_kind kind;
@@ -94,6 +97,222 @@ static void test_make_current_fails_after_destroy(void **state)
     glt_destroy(&b);
 }
 
+/* Another display than the tests' own (eglTerminate of that one would end every context of the
+ * process): Mesa's surfaceless one, or else the first EGL device's. */
+static EGLDisplay other_display(void)
+{
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    assert_non_null(query_devices);
+    assert_non_null(platform_display);
+    EGLDeviceEXT dev;
+    EGLint n = 0;
+    assert_true(query_devices(1, &dev, &n));
+    assert_int_equal(n, 1);
+    EGLDisplay other = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (other == dpy)
+        other = platform_display(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
+    assert_ptr_not_equal(other, EGL_NO_DISPLAY);
+    assert_ptr_not_equal(other, dpy);
+    return other;
+}
+
+/* In the current context, something of every extension left in flight: an instance of every
+ * GL_INTEL_performance_query type active (and one ended, unread), a GL_ANGLE_timer_query
+ * TIME_ELAPSED query active and a timestamp pending, the program's own ANY_SAMPLES_PASSED query
+ * active while the layer's queries run beside it, a GL_NV_query_resource_tag tag current with a
+ * tagged buffer. */
+struct in_flight {
+    GLuint gpu_time_type, gpu_time;     /* an active "GPU Time" instance */
+    GLuint angle_elapsed;               /* the active TIME_ELAPSED query */
+    GLuint program_query;               /* the program's active ANY_SAMPLES_PASSED query */
+};
+
+static void start_every_query(struct glt *t, struct in_flight *f)
+{
+    GLuint first = 0, n = 0;
+    gl.glGetFirstPerfQueryIdINTEL(&first);
+    for (GLuint q = first; q; gl.glGetNextPerfQueryIdINTEL(q, &q))
+        n++;
+    assert_true(n > 0);
+    GLuint prog = 0;
+    gl.glGenQueries(1, &prog);
+    gl.glBeginQuery(GL_ANY_SAMPLES_PASSED, prog);
+    for (GLuint q = 1; q <= n; q++) {
+        GLuint active = 0, ended = 0;
+        gl.glCreatePerfQueryINTEL(q, &active);
+        gl.glCreatePerfQueryINTEL(q, &ended);
+        gl.glBeginPerfQueryINTEL(ended);
+        gl.glBeginPerfQueryINTEL(active);
+        glt_draw_quads(t, 1, 0);
+        gl.glEndPerfQueryINTEL(ended);
+        char name[64] = "";
+        gl.glGetPerfQueryInfoINTEL(q, sizeof name, name, NULL, NULL, NULL, NULL);
+        if (strcmp(name, "GPU Time") == 0) {
+            f->gpu_time_type = q;
+            f->gpu_time = active;
+        }
+    }
+    assert_int_not_equal(f->gpu_time, 0);
+    f->program_query = prog;
+    GLuint angle[2] = {0, 0};
+    gl.glGenQueriesANGLE(2, angle);
+    gl.glQueryCounterANGLE(angle[1], GL_TIMESTAMP_ANGLE);
+    gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, angle[0]);
+    f->angle_elapsed = angle[0];
+    glt_draw_quads(t, 1, 0);
+    PFNGLGENQUERYRESOURCETAGNVPROC gen_tag =
+        (PFNGLGENQUERYRESOURCETAGNVPROC)eglGetProcAddress("glGenQueryResourceTagNV");
+    PFNGLQUERYRESOURCETAGNVPROC tag =
+        (PFNGLQUERYRESOURCETAGNVPROC)eglGetProcAddress("glQueryResourceTagNV");
+    assert_non_null(gen_tag);
+    assert_non_null(tag);
+    GLint tag_id = 0;
+    GLuint buf = 0;
+    gen_tag(1, &tag_id);
+    assert_true(tag_id > 0);
+    tag(tag_id, "in flight");
+    gl.glGenBuffers(1, &buf);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, buf);
+    gl.glBufferData(GL_ARRAY_BUFFER, 4096, NULL, GL_STATIC_DRAW);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, 0);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
+static void assert_layer_back_to(const struct perfq_gl_layer_stats *before)
+{
+    struct perfq_gl_layer_stats after;
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.contexts, before->contexts);
+    assert_int_equal(after.vqueries, before->vqueries);
+    assert_int_equal(after.timers, before->timers);
+    assert_int_equal(after.segments, before->segments);
+    assert_int_equal(after.program_records, before->program_records);
+    assert_int_equal(after.frontend_objects, before->frontend_objects);
+    assert_int_equal(after.vquery_links, before->vquery_links);
+}
+
+/* A context lost to the program with queries of every extension in flight: its display
+ * terminated (EGL 1.5 3.2: its contexts are destroyed once no thread has them current), once
+ * while the context is current nowhere and once while it is current here. Neither the layer nor
+ * the program crashes, the layer's objects for that context go with it, the tests' own context
+ * is undisturbed, and the display initialised again gives a context where every extension works
+ * from the start. */
+static void terminate_with_queries_active(int current_at_terminate)
+{
+    struct perfq_gl_layer_stats before;
+    EGLDisplay other = other_display();
+    assert_true(eglInitialize(other, NULL, NULL));
+    perfq_gl_layer_stats(&before);
+    struct glt c;
+    struct in_flight f = {0};
+    assert_int_equal(glt_create(&c, other, kind, 32, 32), 0);
+    start_every_query(&c, &f);
+    if (!current_at_terminate)
+        glt_release(&c);
+    assert_true(eglTerminate(other));
+    if (current_at_terminate) {
+        /* Still current, so still usable until released (EGL 1.5 3.2). The program's own query
+         * is the driver's; the layer's intervals lost their clock with the display's EGL syncs
+         * (the fence path): they end without an error and read as disjoint, no time invented.
+         * (Before: End raised GL_OUT_OF_MEMORY, from a failed eglCreateSyncKHR.) */
+        gl.glEndQuery(GL_ANY_SAMPLES_PASSED);
+        GLuint any = 7;
+        gl.glGetQueryObjectuiv(f.program_query, GL_QUERY_RESULT, &any);
+        assert_int_equal(any, 1);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        GLuint64 ns = 1;
+        gl.glGetQueryObjectui64vANGLE(f.angle_elapsed, GL_QUERY_RESULT_ANGLE, &ns);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        GLint disjoint = 0;
+        gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+        printf("# after eglTerminate: elapsed %llu ns, GPU_DISJOINT %d\n",
+               (unsigned long long)ns, disjoint);
+        assert_true(ns == 0 || disjoint);
+        gl.glEndPerfQueryINTEL(f.gpu_time);
+        GLuint size = glt_intel_data_size(f.gpu_time_type);
+        void *data = malloc(size);
+        assert_int_equal(glt_intel_result_wait(f.gpu_time, data, size), size);
+        if (glt_intel_counter_index(f.gpu_time_type, "GPU Time Disjoint") >= 0)
+            assert_int_equal(glt_intel_counter_u64(f.gpu_time_type, "GPU Time Disjoint", data),
+                             1);
+        free(data);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        /* No EGL call of the layer's on this thread since eglTerminate: its EGL_SUCCESS is what
+         * the program reads (an eglCreateSyncKHR on the terminated display left
+         * EGL_NOT_INITIALIZED). */
+        assert_int_equal(eglGetError(), EGL_SUCCESS);
+        /* Released on the terminated display (EGL 1.5 3.7.3 allows a release there). */
+        assert_true(eglMakeCurrent(other, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+    }
+    assert_layer_back_to(&before);
+    /* Initialised again: a new context where the extensions work. */
+    assert_true(eglInitialize(other, NULL, NULL));
+    struct glt d;
+    assert_int_equal(glt_create(&d, other, kind, 32, 32), 0);
+    GLuint h = 0, id = glt_intel_query_id("GPU Time");
+    assert_int_not_equal(id, 0);
+    gl.glCreatePerfQueryINTEL(id, &h);
+    assert_int_equal(h, 1);
+    gl.glBeginPerfQueryINTEL(h);
+    glt_draw_quads(&d, 1, 0);
+    gl.glEndPerfQueryINTEL(h);
+    GLuint size = glt_intel_data_size(id);
+    void *data = malloc(size);
+    assert_int_equal(glt_intel_result_wait(h, data, size), size);
+    free(data);
+    gl.glDeletePerfQueryINTEL(h);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    glt_destroy(&d);
+    assert_true(eglTerminate(other));
+    assert_layer_back_to(&before);
+}
+
+static void test_terminate_display_queries_active_not_current(void **state)
+{
+    (void)state;
+    terminate_with_queries_active(0);
+}
+
+static void test_terminate_display_queries_active_current(void **state)
+{
+    (void)state;
+    terminate_with_queries_active(1);
+}
+
+/* The same in-flight set, its context destroyed by eglDestroyContext: while current (destroyed
+ * when released) and while current nowhere. */
+static void destroy_with_queries_active(int current_at_destroy)
+{
+    struct perfq_gl_layer_stats before;
+    perfq_gl_layer_stats(&before);
+    struct glt c;
+    struct in_flight f = {0};
+    assert_int_equal(glt_create(&c, dpy, kind, 32, 32), 0);
+    start_every_query(&c, &f);
+    if (!current_at_destroy)
+        glt_release(&c);
+    assert_true(eglDestroyContext(dpy, c.ctx));
+    if (current_at_destroy)
+        glt_release(&c);
+    assert_layer_back_to(&before);
+}
+
+static void test_destroy_context_queries_active_not_current(void **state)
+{
+    (void)state;
+    destroy_with_queries_active(0);
+}
+
+static void test_destroy_context_queries_active_current(void **state)
+{
+    (void)state;
+    destroy_with_queries_active(1);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -103,6 +322,10 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_destroy_context_bad_display),
         cmocka_unit_test(test_make_current_fails_after_destroy),
+        cmocka_unit_test(test_destroy_context_queries_active_not_current),
+        cmocka_unit_test(test_destroy_context_queries_active_current),
+        cmocka_unit_test(test_terminate_display_queries_active_not_current),
+        cmocka_unit_test(test_terminate_display_queries_active_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,6 +268,15 @@ void perfq_gl_display_terminated(void *display)
     }
 }
 
+void perfq_gl_display_terminated_done(void *display)
+{
+    pthread_mutex_lock(&context_lock);
+    for (struct perfq_gl_ctx *c = contexts; c; c = c->next)
+        if (c->pub.window_system == PERFQ_GL_WS_EGL && c->pub.display == display)
+            atomic_store_explicit(&c->display_terminated, 1, memory_order_release);
+    pthread_mutex_unlock(&context_lock);
+}
+
 void perfq_gl_context_stats(struct perfq_gl_layer_stats *out)
 {
     uint64_t vq = atomic_load(&retired_vqueries), links = atomic_load(&retired_links);

@@ -73,6 +73,12 @@ struct perfq_gl_ctx {
      * perfq_gl_context_stats under context_lock; what is left when the context is freed goes
      * to the process-wide counts. */
     atomic_ullong live_vqueries, live_links, live_timers;
+    /* Its EGL display was terminated while it stayed current (EGL 1.5 3.2: it lives until
+     * released; set by the terminating thread, context.c). Its EGL sync objects went with the
+     * display and no new one can be made: the timer's fence path makes no EGL call for it from
+     * then on, and an interval not yet stamped, or begun or ended since, fails (disjoint, no
+     * time) instead of raising an error (timer_fence.c). */
+    atomic_int display_terminated;
     int has_query_buffer;                   /* 0 not known yet, 1 no, 2 yes: the query
                                              * virtualisation's (perfq_gl_vq_query_buffer_bound) */
     int conditional_render_emulated;        /* program_queries.c: a BeginConditionalRender on a
@@ -114,6 +120,9 @@ int perfq_gl_context_destroy_if_idle(void *handle);
 void perfq_gl_context_destroyed(void *handle);
 /* eglTerminate(display) succeeded. */
 void perfq_gl_display_terminated(void *display);
+/* eglTerminate(display) succeeded: the display's contexts still current (destroyed when released)
+ * lost its EGL objects (struct perfq_gl_ctx, display_terminated). */
+void perfq_gl_display_terminated_done(void *display);
 void perfq_gl_context_stats(struct perfq_gl_layer_stats *out);
 
 /* One writer: a plain load and store, no locked instruction (see live_vqueries). */

@@ -97,5 +97,8 @@ PERFQ_GL_EXPORT EGLBoolean eglTerminate(EGLDisplay dpy)
     perfq_gl_egl_call_wrapped();
     perfq_gl_display_terminated(dpy);
     perfq_gl_display_destroyed(dpy);
-    return gl->eglTerminate(dpy);
+    EGLBoolean ok = gl->eglTerminate(dpy);
+    if (ok)
+        perfq_gl_display_terminated_done(dpy);
+    return ok;
 }

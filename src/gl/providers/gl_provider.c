@@ -292,6 +292,14 @@ static perfq_status_t gl_result(void *session, int wait, perfq_value_t *values)
     return st;
 }
 
+static int has_disjoint_flag(const struct gl_session *ss)
+{
+    for (size_t i = 0; i < ss->count; i++)
+        if (ss->kinds[i] == KIND_FLAG_DISJOINT)
+            return 1;
+    return 0;
+}
+
 static perfq_status_t session_result(struct gl_session *ss, int wait, perfq_value_t *values)
 {
     uint64_t timer_ns = 0;
@@ -301,9 +309,18 @@ static perfq_status_t session_result(struct gl_session *ss, int wait, perfq_valu
         if (!ss->timer)
             return PERFQ_ESTATE;
         perfq_status_t st = perfq_gl_timer_result(ss->ctx, ss->timer, wait, &timer_ns);
-        if (st != PERFQ_OK)
+        if (st == PERFQ_ESYS && has_disjoint_flag(ss)) {
+            /* The timer failed for good (a fence that can never be waited: its display was
+             * terminated under the context): no time, said by the disjoint flag the session
+             * reads, rather than a result that never comes (INTEL's WAIT would otherwise write
+             * nothing, ever). Without the flag the failure is the caller's status. */
+            timer_ns = 0;
+            disjoint = 1;
+        } else if (st != PERFQ_OK) {
             return st;
-        disjoint = perfq_gl_timer_disjoint(ss->timer);
+        } else {
+            disjoint = perfq_gl_timer_disjoint(ss->timer);
+        }
     }
     for (size_t i = 0; i < ss->count; i++) {
         memset(&values[i], 0, sizeof(values[i]));

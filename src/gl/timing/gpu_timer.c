@@ -154,6 +154,15 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
     return PERFQ_OK;
 }
 
+/* A fence path stamp failed: the interval has no time. Say so to the program too
+ * (GL_GPU_DISJOINT_EXT for GL_ANGLE_timer_query), as for a late stamp. */
+static void mark_failed(struct perfq_gl_timer_state *s, struct perfq_gl_timer *t)
+{
+    if (!t->disjoint)
+        s->disjoint_for_program = 1;
+    t->disjoint = 1;
+}
+
 perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
                                      int wait, uint64_t *ns)
 {
@@ -200,14 +209,14 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
         st = perfq_gl_fence_result(s, t->f0, wait, &t0, &late);
         if (st != PERFQ_OK) {
             if (st == PERFQ_ESYS)
-                t->disjoint = 1;
+                mark_failed(s, t);
             return st;
         }
     }
     st = perfq_gl_fence_result(s, t->f1, wait, &t1, &late);
     if (st != PERFQ_OK) {
         if (st == PERFQ_ESYS)
-            t->disjoint = 1;
+            mark_failed(s, t);
         return st;
     }
     if (late) {

@@ -34,14 +34,22 @@ static void queue_unlink(struct perfq_gl_timer_state *s, struct fence_stamp *f)
     f->next = f->prev = NULL;
 }
 
+/* The context's EGL display was terminated under it: its syncs are gone (any thread). */
+static int display_gone(const struct perfq_gl_timer_state *s)
+{
+    return s->display_gone && atomic_load_explicit(s->display_gone, memory_order_acquire);
+}
+
 /* Destroys the sync once nobody waits on it and the helper has passed it (under the lock). */
 static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 {
     if (f->waiters == 0 && f->passed && !f->destroyed) {
         if (s->glx)
             perfq_gl_dispatch()->glDeleteSync((GLsync)f->sync);
-        else
+        else if (!display_gone(s))
             perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
+        /* else: eglTerminate destroyed it with the display (an EGL call on it now would only
+         * leave EGL_NOT_INITIALIZED on the calling thread, the program's perhaps) */
         f->destroyed = 1;
     }
 }
@@ -81,6 +89,8 @@ static int fence_client_wait(struct perfq_gl_timer_state *s, struct fence_stamp 
             return 0;
         return g == GL_ALREADY_SIGNALED || g == GL_CONDITION_SATISFIED ? 1 : -1;
     }
+    if (display_gone(s))
+        return -1;      /* the sync went with the display: it will never be stamped */
     EGLint r = gl->eglClientWaitSyncKHR(s->dpy, f->sync, 0, timeout_ns);
     if (r == EGL_TIMEOUT_EXPIRED_KHR)
         return 0;
@@ -254,6 +264,13 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
     if (!f)
         return NULL;
     f->created_ns = perfq_gl_now_ns();
+    if (!s->glx && display_gone(s)) {
+        /* No display to make a sync on: a stamp that failed (its interval disjoint, no time),
+         * never the helper's, no EGL call (struct perfq_gl_ctx, display_terminated). */
+        f->done = f->failed = f->passed = f->destroyed = 1;
+        f->refs = 1;
+        return f;
+    }
     if (s->glx) {
         perfq_gl_error_guard_begin(&c->pub);
         f->sync = gl->glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -349,3 +366,4 @@ void perfq_gl_fence_helper_stop(struct perfq_gl_timer_state *s)
         pthread_join(s->thread, NULL);
     }
 }
+

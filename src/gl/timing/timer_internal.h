@@ -53,6 +53,7 @@ struct perfq_gl_timer_state {
     int stop, started;
     int ready;                          /* the helper runs (start_helper waits for it) */
     int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
+    atomic_int *display_gone;           /* EGL: the context's display_terminated (any thread) */
     int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
     struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
     int bind_failed;                    /* GLX: the helper could not make its context current */

@@ -176,6 +176,7 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
         return s;
     s->decided = 1;
     s->dpy = c->pub.display;
+    s->display_gone = &c->display_terminated;
     s->driver_flushes_fences = strstr(c->pub.version, "Mesa") != NULL;
     s->has_disjoint = perfq_gl_has_driver_extension(&c->pub, "GL_EXT_disjoint_timer_query");
     int timer_queries = perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
