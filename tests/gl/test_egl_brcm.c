@@ -394,6 +394,41 @@ static void short_buffer_resets_nothing(void **state)
     assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
 }
 
+/* "After acquisition of the counters, call eglChoosePerfCountersBRCM to enable the counters to
+ * collect, then ... START": perfq's decision (docs/egl-brcm-performance-counters.md, Semantics):
+ * a new owner starts with nothing chosen and counting stopped, and RELEASE stops counting and
+ * forgets the choice, so the next owner (this process again, or another) starts the same way and
+ * never reads what the last one counted. "Disabling a counter that is not enabled does
+ * nothing." */
+static void new_owner_starts_empty_and_stopped(void **state)
+{
+    (void)state;
+    EGLint drv = group_named("Driver Counters"), draw = counter_named(drv, "Draw Calls");
+    for (int owner = 0; owner < 2; owner++) {
+        assert_true(brcm.SetCounting(EGL_ACQUIRE_COUNTERS_BRCM));
+        EGLint bytes = -1;
+        assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
+        assert_int_equal(bytes, 0);                         /* nothing chosen */
+        EGLint one[] = {draw};
+        assert_true(brcm.Choose(EGL_FALSE, drv, 1, one));   /* not enabled: nothing happens */
+        assert_true(brcm.GetData(0, NULL, &bytes, EGL_FALSE));
+        assert_int_equal(bytes, 0);
+        assert_true(brcm.Choose(EGL_TRUE, drv, 1, one));
+        draws(4);                                           /* stopped: not counted */
+        uint64_t v[5];
+        read_driver(drv, v, EGL_FALSE);
+        assert_int_equal(v[draw], 0);
+        assert_true(brcm.SetCounting(EGL_START_COUNTERS_BRCM));
+        draws(6);
+        read_driver(drv, v, EGL_FALSE);
+        assert_int_equal(v[draw], 6);
+        /* Released while counting, with 6 counted and unread. */
+        assert_true(brcm.SetCounting(EGL_RELEASE_COUNTERS_BRCM));
+        draws(2);
+    }
+    expect_error(EGL_SUCCESS);
+}
+
 static void exact_driver_counts(void **state)
 {
     (void)state;
@@ -621,6 +656,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(err_set_counting_invalid_pname, setup_each),
         cmocka_unit_test_setup(errors_share_the_egl_channel, setup_each),
         cmocka_unit_test_setup(size_query_and_canary, setup_each),
+        cmocka_unit_test_setup(new_owner_starts_empty_and_stopped, setup_each),
         cmocka_unit_test_setup(exact_driver_counts, setup_each),
         cmocka_unit_test_setup(short_buffer_resets_nothing, setup_each),
         cmocka_unit_test_setup(swaps, setup_each),
