@@ -150,12 +150,19 @@ int main(int argc, char **argv)
                 failures++;
         }
         // The decoder thread's cost: process CPU time over 2 s of an idle GPU, with PM sampling
-        // running (the measurement begun) and without (none open), side by side.
+        // running and an interval open (the measurement begun), running with no interval open
+        // (the measurement ended, not destroyed: samples decoded, not evaluated), and off (no
+        // measurement), side by side.
         perfq_measurement_begin(m);
         double c0 = cpu_seconds();
         sleep_s(2.0);
         double with_cpu = cpu_seconds() - c0;
         perfq_measurement_end(m);
+        perfq_value_t ignored[4];
+        perfq_measurement_result(m, PERFQ_RESULT_WAIT, ignored, 4);
+        c0 = cpu_seconds();
+        sleep_s(2.0);
+        double closed_cpu = cpu_seconds() - c0;
         perfq_measurement_destroy(&m);
         c0 = cpu_seconds();
         sleep_s(2.0);
@@ -163,6 +170,9 @@ int main(int argc, char **argv)
         printf("device %d decoder cost: process CPU over 2 s idle, PM sampling on %.1f ms, off "
                "%.1f ms: %.2f%% of one core\n", d, with_cpu * 1e3, without_cpu * 1e3,
                100 * (with_cpu - without_cpu) / 2.0);
+        printf("device %d decoder cost with no interval open (measurement ended, not destroyed): "
+               "%.1f ms: %.2f%% of one core\n", d, closed_cpu * 1e3,
+               100 * (closed_cpu - without_cpu) / 2.0);
 
         // Perturbation: rounds alternate (with, without, without, with, ...), 10 kernels each.
         cudaEvent_t e0, e1;

@@ -96,6 +96,7 @@ struct cupti_session {
     unsigned need;
     struct cupti_anchor begin, end;
     int started;
+    int open;        /* between begin and end: perfq__cupti_interval counts it */
 };
 
 static perfq_status_t cupti_session_open(void *state, const struct perfq_session_request *req,
@@ -134,6 +135,8 @@ static void cupti_session_close(void *session)
     struct cupti_session *s = session;
     perfq__cupti_anchor_cancel(&s->begin);
     perfq__cupti_anchor_cancel(&s->end);
+    if (s->open)
+        perfq__cupti_interval(s->need, 0);
     if (s->started)
         perfq__cupti_stop(s->need);
     free(s);
@@ -143,6 +146,10 @@ static perfq_status_t cupti_begin(void *session)
 {
     struct cupti_session *s = session;
     perfq__cupti_anchor_cancel(&s->end);
+    if (!s->open) {   /* open before the anchor is posted: no sample after it is skipped */
+        perfq__cupti_interval(s->need, 1);
+        s->open = 1;
+    }
     perfq__cupti_anchor_post(&s->begin, 0);
     return PERFQ_OK;
 }
@@ -151,6 +158,10 @@ static perfq_status_t cupti_end(void *session)
 {
     struct cupti_session *s = session;
     perfq__cupti_anchor_post(&s->end, 1);
+    if (s->open) {    /* closed after: the pending end anchor keeps its samples evaluated */
+        perfq__cupti_interval(s->need, 0);
+        s->open = 0;
+    }
     return PERFQ_OK;
 }
 

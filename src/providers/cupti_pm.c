@@ -28,8 +28,9 @@ const char *const perfq__cupti_metrics[CUPTI_METRICS] = {
 };
 
 #define HW_BUFFER_BYTES (64u << 20)
-/* The counter data image holds twice the samples of one decode period (more are decoded in
- * further rounds): its size, and its re-initialisation after each decode, scale with it. */
+/* The counter data image holds the samples of one decode period and a few more (a late decoder
+ * decodes the rest in further rounds): it is re-initialised after every decode, at a cost
+ * proportional to its size (H100: 4-7 us per sample slot, docs/nvidia-providers.md). */
 static uint32_t samples_per_decode(void);
 
 static struct perfq_cupti_fns F;   /* the CUDA and CUPTI lists */
@@ -47,6 +48,12 @@ struct pm_device {
     double sum[CUPTI_METRICS];   /* running sums up to newest_t */
     uint64_t newest_t;           /* end of the newest decoded sample (monotonic ns) */
     uint64_t samples, lost;
+    unsigned open;               /* sessions between begin and end (perfq__cupti_interval) */
+    /* PERFQ_CUPTI_PROFILE=1: the decoder's thread CPU time per CUPTI call kind, printed on
+     * stderr when the device stops (what decides its cost: docs/nvidia-providers.md). */
+    double cpu_decode, cpu_info, cpu_eval, cpu_eval1, cpu_reset;
+    uint64_t decodes, evaluated, skipped, evaluated1;
+    uint64_t bracket;            /* the offset's clock_gettime bracket, ns */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -61,14 +68,17 @@ static pthread_t thread;
 static int running, stopping;
 static int wake_now;             /* a starter waits for a first sample: decode again at once */
 static struct cupti_anchor *pending;
-/* Defaults from the GPU machine (H100, bench/cuda/cupti_dram.cu): the decoder costs about
- * 77 us of CPU per sample plus a part per decode; 1 ms samples decoded every 100 ms cost 4.8 %
- * of a core while sampling (100 us / 10 ms: 40 %; 10 ms / 100 ms: 1.5 %). */
+/* Defaults from the GPU machine (H100, bench/cuda/cupti_dram.cu, PERFQ_CUPTI_PROFILE=1): CUPTI's
+ * decode costs about 0.75 ms per call and 30 us per sample, the image's re-initialisation about
+ * 4-7 us per slot, the evaluation 11 us per sample; 1 ms samples decoded every 100 ms cost about
+ * 4.5 % of a core with an interval open (10 ms samples: about 1.3 %, but the SM metrics lose
+ * nearly all their counts at that period; docs/nvidia-providers.md). */
 static uint64_t interval_ns = 1000000, decode_ns = 100000000;
+static int profile;              /* PERFQ_CUPTI_PROFILE */
 
 static uint32_t samples_per_decode(void)
 {
-    uint64_t n = 2 * decode_ns / interval_ns + 16;
+    uint64_t n = decode_ns / interval_ns + 16;
     return n > 4096 ? 4096u : (uint32_t)n;
 }
 
@@ -238,6 +248,8 @@ static int init_library(char *reason, size_t size)
     const char *iv = getenv("PERFQ_CUPTI_INTERVAL_US");
     if (iv && atol(iv) >= 10 && atol(iv) <= 1000000)
         interval_ns = (uint64_t)atol(iv) * 1000u;
+    const char *pv = getenv("PERFQ_CUPTI_PROFILE");
+    profile = pv && *pv && strcmp(pv, "0") != 0;
     const char *dv = getenv("PERFQ_CUPTI_DECODE_MS");
     if (dv && atol(dv) >= 1 && atol(dv) <= 1000)
         decode_ns = (uint64_t)atol(dv) * 1000000u;
@@ -312,16 +324,45 @@ static void apply(unsigned d, uint64_t t0, uint64_t t1, const double *v)
     dev->newest_t = t1;
 }
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Whether device d's samples must be evaluated now: an interval of it open, or an anchor of
+ * it pending. Under lock. */
+static int needed(unsigned d)
+{
+    if (D[d].open)
+        return 1;
+    for (const struct cupti_anchor *a = pending; a; a = a->next)
+        if (a->pending & (1u << d))
+            return 1;
+    return 0;
+}
+
 /* Decodes what the hardware buffer holds; called without the lock (CUPTI work), takes it to
- * apply. Returns 0, or -1 when decoding failed (the device is then marked lost). */
+ * apply. A sample no interval needs is skipped unevaluated: applied as zeros, which changes no
+ * difference between two anchors (an anchor posted since the check, on a clock edge, resolves
+ * as for any sample: a begin takes the sums before it). A failed decode marks the device lost. */
 static void decode_device(unsigned d)
 {
     struct pm_device *dev = &D[d];
+    double c0 = 0, c1 = 0;
     for (int round = 0; round < 64; round++) {
         CUpti_PmSampling_DecodeData_Params dp = {
             PERFQ_CUPTI_SIZE(CUpti_PmSampling_DecodeData_Params, overflow), NULL, dev->pm,
             dev->counter_data, dev->counter_data_size, 0, 0};
+        if (profile)
+            c0 = thread_cpu();
         CUptiResult rc = F.cuptiPmSamplingDecodeData(&dp);
+        if (profile) {
+            c1 = thread_cpu();
+            dev->cpu_decode += c1 - c0;
+            dev->decodes++;
+        }
         if (rc != CUPTI_SUCCESS) {
             pthread_mutex_lock(&lock);
             dev->lost++;
@@ -343,20 +384,49 @@ static void decode_device(unsigned d)
                 PERFQ_CUPTI_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues),
                 NULL, dev->host, dev->counter_data, dev->counter_data_size, i,
                 (const char **)perfq__cupti_metrics, CUPTI_METRICS, v};
-            if (F.cuptiPmSamplingCounterDataGetSampleInfo(&si) != CUPTI_SUCCESS ||
-                F.cuptiProfilerHostEvaluateToGpuValues(&ev) != CUPTI_SUCCESS) {
-                pthread_mutex_lock(&lock);
-                dev->lost++;
-                pthread_mutex_unlock(&lock);
-                continue;
-            }
-            uint64_t t0 = (uint64_t)((int64_t)si.startTimestamp + dev->offset);
-            uint64_t t1 = (uint64_t)((int64_t)si.endTimestamp + dev->offset);
+            if (profile)
+                c0 = thread_cpu();
+            rc = F.cuptiPmSamplingCounterDataGetSampleInfo(&si);
+            if (profile)
+                dev->cpu_info += (c1 = thread_cpu()) - c0;
             pthread_mutex_lock(&lock);
-            apply(d, t0, t1, v);
+            /* The first sample is dropped unevaluated too (apply). */
+            int evaluate = dev->samples > 0 && needed(d);
+            pthread_mutex_unlock(&lock);
+            if (rc == CUPTI_SUCCESS && evaluate) {
+                rc = F.cuptiProfilerHostEvaluateToGpuValues(&ev);
+                if (profile) {
+                    c0 = thread_cpu();
+                    dev->cpu_eval += c0 - c1;
+                    dev->evaluated++;
+                    if (dev->evaluated % 16 == 0) {   /* one metric alone, for comparison */
+                        double one = 0;
+                        CUpti_Profiler_Host_EvaluateToGpuValues_Params e1 = ev;
+                        e1.numMetrics = 1;
+                        e1.pMetricValues = &one;
+                        F.cuptiProfilerHostEvaluateToGpuValues(&e1);
+                        dev->cpu_eval1 += thread_cpu() - c0;
+                        dev->evaluated1++;
+                    }
+                }
+            } else if (profile && rc == CUPTI_SUCCESS) {
+                dev->skipped++;
+            }
+            pthread_mutex_lock(&lock);
+            if (rc != CUPTI_SUCCESS) {
+                dev->lost++;
+            } else {
+                uint64_t t0 = (uint64_t)((int64_t)si.startTimestamp + dev->offset);
+                uint64_t t1 = (uint64_t)((int64_t)si.endTimestamp + dev->offset);
+                apply(d, t0, t1, v);
+            }
             pthread_mutex_unlock(&lock);
         }
+        if (profile)
+            c0 = thread_cpu();
         counter_data_reset(d);
+        if (profile)
+            dev->cpu_reset += thread_cpu() - c0;
         if (dp.overflow) {
             pthread_mutex_lock(&lock);
             dev->lost++;
@@ -411,6 +481,22 @@ static void init_cond(void)
 static void device_stop(unsigned d)
 {
     struct pm_device *dev = &D[d];
+    if (profile && dev->decodes) {
+        uint64_t n = dev->evaluated + dev->skipped;
+        fprintf(stderr, "perfq cupti: device %u decoder CPU: %llu decodes %.1f us each; %llu "
+                "samples (%llu evaluated, %llu skipped): sample info %.2f us each, evaluate "
+                "(4 metrics) %.1f us each, 1 metric alone %.1f us; image reset %.1f us per "
+                "decode; CLOCK_MONOTONIC offset bracket %llu ns\n", d,
+                (unsigned long long)dev->decodes,
+                1e6 * dev->cpu_decode / (double)dev->decodes, (unsigned long long)n,
+                (unsigned long long)dev->evaluated, (unsigned long long)dev->skipped,
+                n ? 1e6 * dev->cpu_info / (double)n : 0.0,
+                dev->evaluated ? 1e6 * dev->cpu_eval / (double)dev->evaluated : 0.0,
+                dev->evaluated1 ? 1e6 * dev->cpu_eval1 / (double)dev->evaluated1 : 0.0,
+                1e6 * dev->cpu_reset / (double)dev->decodes, (unsigned long long)dev->bracket);
+    }
+    dev->cpu_decode = dev->cpu_info = dev->cpu_eval = dev->cpu_eval1 = dev->cpu_reset = 0;
+    dev->decodes = dev->evaluated = dev->skipped = dev->evaluated1 = 0;
     if (dev->pm) {
         CUpti_PmSampling_Stop_Params sp = {
             PERFQ_CUPTI_SIZE(CUpti_PmSampling_Stop_Params, pPmSamplingObject), NULL, dev->pm};
@@ -459,6 +545,7 @@ static int device_start(unsigned d)
         F.cuptiGetTimestamp(&ts);
         uint64_t after = now_ns();
         dev->offset = (int64_t)(before + (after - before) / 2) - (int64_t)ts;
+        dev->bracket = after - before;
         CUpti_PmSampling_Start_Params st = {
             PERFQ_CUPTI_SIZE(CUpti_PmSampling_Start_Params, pPmSamplingObject), NULL, dev->pm};
         call = "cuptiPmSamplingStart";
@@ -560,6 +647,19 @@ static void unlink_locked(struct cupti_anchor *a)
             break;
         }
     a->posted = 0;
+}
+
+void perfq__cupti_interval(unsigned need, int open)
+{
+    pthread_mutex_lock(&lock);
+    for (unsigned d = 0; d < CUPTI_MAX_DEVICES; d++)
+        if (need & (1u << d)) {
+            if (open)
+                D[d].open++;
+            else if (D[d].open)
+                D[d].open--;
+        }
+    pthread_mutex_unlock(&lock);
 }
 
 void perfq__cupti_anchor_post(struct cupti_anchor *a, int is_end)

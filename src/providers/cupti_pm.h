@@ -4,7 +4,8 @@
  * ("perfq-cupti") that, while any session uses a device, decodes that device's PM samples every
  * few milliseconds and keeps per metric the running sum of the sampled values. A session's begin
  * and end post anchors (CLOCK_MONOTONIC times); the thread resolves each from the sample that
- * contains it (prorated), so reading a counter never calls CUPTI. docs/nvidia-providers.md.
+ * contains it (a sample overlapping an interval counts whole), so reading a counter never calls
+ * CUPTI. docs/nvidia-providers.md.
  */
 #ifndef PERFQ_PROVIDERS_CUPTI_PM_H
 #define PERFQ_PROVIDERS_CUPTI_PM_H
@@ -52,6 +53,12 @@ struct cupti_anchor {
 int perfq__cupti_start(unsigned need);
 void perfq__cupti_stop(unsigned need);
 
+/* A session's interval opens (begin, before its anchor is posted) or closes (end, after its
+ * anchor is posted; or the session closes while open). Samples are evaluated only while some
+ * interval of the device is open or an anchor of it pending: the others are decoded (so the
+ * hardware buffer drains) and skipped, saving their evaluation (H100, the defaults: about a
+ * fifth of the decoder's CPU time; docs/nvidia-providers.md). */
+void perfq__cupti_interval(unsigned need, int open);
 void perfq__cupti_anchor_post(struct cupti_anchor *a, int is_end);
 /* 0: resolved; 1: pending (wait == 0); -1: no sample came in time. */
 int perfq__cupti_anchor_wait(struct cupti_anchor *a, int wait);
