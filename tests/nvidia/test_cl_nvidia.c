@@ -4,11 +4,13 @@
  * layer (OPENCL_LAYERS, set by meson and by tests/nvidia/run-device.sh).
  * Every device of every platform: a device that is not an NVIDIA GPU known to NVML does not list
  * them, and a queue asking for one of their uuids there is refused with CL_INVALID_VALUE.
- * On an NVIDIA device (the GPU machine; elsewhere this part says what is missing): the five
- * listed with their units and storage; a kernel of known length (calibrated to about 3 s): its
- * energy within 10% of the driver's own total-energy counter read around it, equal to average
- * power x the command's duration, its mean SM and memory clocks within 10% of nvidia-smi's read
- * during it, NVML samples about one per 20 ms of it; a short kernel read at once.
+ * On every NVIDIA device NVML knows, one after the other (the GPU machine; two on its two-GPU
+ * kind; elsewhere this part says what is missing): the five listed with their units and storage; a
+ * kernel of known length (calibrated to about 3 s): its energy within 10% of the driver's own
+ * total-energy counter of that device's UUID read around it (a command placed on another device's
+ * NVML channel would read that idle device's), equal to average power x the command's duration,
+ * its mean SM and memory clocks within 10% of nvidia-smi's read during it, NVML samples about one
+ * per 20 ms of it; a short kernel read at once.
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <dlfcn.h>
@@ -82,12 +84,13 @@ static int is_nvidia(cl_device_id d)
     return vendor == 0x10DE;
 }
 
-/* Devices that do not list the counters refuse them; returns the NVIDIA device, if any. */
-static cl_device_id check_devices(int *others)
+/* Devices that do not list the counters refuse them; returns how many NVIDIA devices list
+ * them, into nv[8] (every one: the two-GPU machine has two). */
+static int check_devices(int *others, cl_device_id nv[8])
 {
     cl_platform_id ps[8];
     cl_uint np = 0;
-    cl_device_id nv = NULL;
+    int n_nv = 0;
     *others = 0;
     assert_int_equal(clGetPlatformIDs(8, ps, &np), CL_SUCCESS);
     for (cl_uint p = 0; p < np && p < 8; p++) {
@@ -101,7 +104,8 @@ static cl_device_id check_devices(int *others)
             char name[256] = "";
             clGetDeviceInfo(ds[i], CL_DEVICE_NAME, sizeof(name), name, NULL);
             if (is_nvidia(ds[i]) && find(c, n, "Energy")) {
-                nv = nv ? nv : ds[i];
+                if (n_nv < 8)
+                    nv[n_nv++] = ds[i];
                 printf("%s: %zu counters, the NVIDIA ones among them\n", name, n);
                 free(c);
                 continue;
@@ -122,7 +126,7 @@ static cl_device_id check_devices(int *others)
             (*others)++;
         }
     }
-    return nv;
+    return n_nv;
 }
 
 static const char *burn_src =
@@ -188,18 +192,29 @@ static int smi(const char *uuid, double *sm_mhz, double *mem_mhz)
     return ok ? 0 : -1;
 }
 
+static void known_kernel(cl_device_id d);
+
 static void test_nvidia_counters(void **state)
 {
     (void)state;
     int others = 0;
-    cl_device_id d = check_devices(&others);
-    if (!d) {
+    cl_device_id nv[8];
+    int n_nv = check_devices(&others, nv);
+    if (n_nv == 0) {
         printf("no NVIDIA OpenCL device that NVML knows (no NVIDIA driver here): the "
                "counters are absent and refused on the %d other device(s); the known-kernel "
                "checks need the GPU machine\n", others);
         assert_true(test_may_lack("an NVIDIA OpenCL device"));
         return;
     }
+    /* Each device's commands are measured on that device (matched by UUID): the known kernel
+     * on each in turn, the others idle, against the driver's energy counter of that UUID. */
+    for (int i = 0; i < n_nv; i++)
+        known_kernel(nv[i]);
+}
+
+static void known_kernel(cl_device_id d)
+{
     cl_performance_counter_codeplay *c;
     size_t n = device_counters(d, &c);
 #define F64 CL_PERFORMANCE_COUNTER_RESULT_TYPE_FLOAT64_CODEPLAY
@@ -275,10 +290,12 @@ static void test_nvidia_counters(void **state)
     double e1 = energy_j();
     clReleaseEvent(ev);
     double counter = e1 - e0;
-    printf("known kernel: %.3f s, energy %.2f J (driver's counter around it %.2f J, %+.2f%%), "
+    char dev_name[256] = "";
+    clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof(dev_name), dev_name, NULL);
+    printf("%s %s: known kernel: %.3f s, energy %.2f J (driver's counter around it %.2f J, %+.2f%%), "
            "average power %.1f W (x duration %.2f J), SM %.0f MHz (nvidia-smi %.0f), memory "
            "%.0f MHz (nvidia-smi %.0f), %.0f NVML samples\n",
-           r.v[DURATION], r.v[ENERGY], counter, 100 * (r.v[ENERGY] / counter - 1), r.v[POWER],
+           dev_name, uuid, r.v[DURATION], r.v[ENERGY], counter, 100 * (r.v[ENERGY] / counter - 1), r.v[POWER],
            r.v[POWER] * r.v[DURATION], r.v[SM] / 1e6, smi_sm, r.v[MEM] / 1e6, smi_mem,
            r.v[SAMPLES]);
     assert_true(r.v[DURATION] > 1.5);

@@ -6,7 +6,9 @@
  * have the CUDA toolkit without a driver; CI has neither: then this part says so): the pass
  * counts CUPTI's host side gives for GH100 (each metric alone 1, the six main ones together 1,
  * all thirteen together 2), which decide what a measurement may hold.
- * With an NVIDIA GPU (the GPU machine): a copy kernel of 2 x 1 GiB (driver API, the PTX below,
+ * With an NVIDIA GPU (the GPU machine), on every CUDA device in turn through its own group and
+ * its primary context (another device's group refused with PERFQ_EINVAL): a copy kernel of
+ * 2 x 1 GiB (driver API, the PTX below,
  * made by nvcc -ptx -arch=compute_75 from the kernel in the comment) measured twice: DRAM bytes
  * read within 2% of 1 GiB, written within 6% (the H100's 50 MB L2 is 4.7% of it: dirty lines of
  * earlier work written back inside the range, or of the copy's last ones after it), the same
@@ -202,6 +204,7 @@ typedef void *CUcontext, *CUmodule, *CUfunction;
 typedef unsigned long long CUdeviceptr;
 static struct {
     CUresult (*cuInit)(unsigned);
+    CUresult (*cuDeviceGetCount)(int *);
     CUresult (*cuDeviceGet)(int *, int);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, int);
     CUresult (*cuDevicePrimaryCtxRelease_v2)(int);
@@ -224,6 +227,8 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static void copy_on_device(perfq_t *pq, int ordinal, int devices);
+
 static void *no_context(void *arg)
 {
     perfq_t *pq = arg;
@@ -243,16 +248,29 @@ static void test_known_copy(void **state)
         return;
     }
 #define SYM(name) assert_non_null(*(void **)&C.name = dlsym(h, #name))
-    SYM(cuInit); SYM(cuDeviceGet); SYM(cuDevicePrimaryCtxRetain);
+    SYM(cuInit); SYM(cuDeviceGetCount); SYM(cuDeviceGet); SYM(cuDevicePrimaryCtxRetain);
     SYM(cuDevicePrimaryCtxRelease_v2); SYM(cuCtxSetCurrent); SYM(cuCtxSynchronize);
     SYM(cuModuleLoadData); SYM(cuModuleUnload); SYM(cuModuleGetFunction); SYM(cuMemAlloc_v2);
     SYM(cuMemFree_v2); SYM(cuMemsetD8_v2); SYM(cuLaunchKernel);
+    assert_int_equal(C.cuInit(0), 0);
+    int devices = 0;
+    assert_int_equal(C.cuDeviceGetCount(&devices), 0);
+    assert_true(devices >= 1);
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    /* Every device (the two-GPU machine: both), each through its own group and context. */
+    for (int d = 0; d < devices && d < 8; d++)
+        copy_on_device(pq, d, devices);
+    perfq_close(&pq);
+}
+
+static void copy_on_device(perfq_t *pq, int ordinal, int devices)
+{
     int dev;
     CUcontext ctx;
     CUmodule mod;
     CUfunction fn;
-    assert_int_equal(C.cuInit(0), 0);
-    assert_int_equal(C.cuDeviceGet(&dev, 0), 0);
+    assert_int_equal(C.cuDeviceGet(&dev, ordinal), 0);
     assert_int_equal(C.cuDevicePrimaryCtxRetain(&ctx, dev), 0);
     assert_int_equal(C.cuCtxSetCurrent(ctx), 0);
     assert_int_equal(C.cuModuleLoadData(&mod, copy_ptx), 0);
@@ -265,8 +283,6 @@ static void test_known_copy(void **state)
     assert_int_equal(C.cuMemsetD8_v2(out, 0, bytes), 0);
     assert_int_equal(C.cuCtxSynchronize(), 0);
 
-    perfq_t *pq;
-    assert_int_equal(perfq_open(&pq), PERFQ_OK);
     enum { TIME, ELAPSED, ACTIVE, READ, WRITE, INST, PASSES, N };
     const char *names[N] = {"gpu__time_duration.sum", "sm__cycles_elapsed.avg",
                             "sm__cycles_active.avg", "dram__bytes_read.sum",
@@ -274,13 +290,25 @@ static void test_known_copy(void **state)
     perfq_counter_id_t ids[N], every[N_ALL];
     for (int i = 0; i < N; i++) {
         char full[96];
-        snprintf(full, sizeof(full), "cupti-range-gpu0/%s", names[i]);
+        snprintf(full, sizeof(full), "cupti-range-gpu%d/%s", ordinal, names[i]);
         assert_int_equal(perfq_counter_find(pq, full, &ids[i]), PERFQ_OK);
     }
     for (size_t i = 0; i < N_ALL; i++) {
         char full[96];
-        snprintf(full, sizeof(full), "cupti-range-gpu0/%s", all[i]);
+        snprintf(full, sizeof(full), "cupti-range-gpu%d/%s", ordinal, all[i]);
         assert_int_equal(perfq_counter_find(pq, full, &every[i]), PERFQ_OK);
+    }
+    /* Another device's group, this device's context current: refused. */
+    perfq_measurement_t *m = NULL;
+    if (devices > 1) {
+        char other[96];
+        perfq_counter_id_t oid;
+        snprintf(other, sizeof(other), "cupti-range-gpu%d/dram__bytes_read.sum",
+                 (ordinal + 1) % devices);
+        assert_int_equal(perfq_counter_find(pq, other, &oid), PERFQ_OK);
+        assert_int_equal(perfq_measurement_create(pq, &oid, 1, NULL, &m), PERFQ_EINVAL);
+        printf("device %d: %s with this device's context current: PERFQ_EINVAL\n", ordinal,
+               other);
     }
     /* Another thread, no current context: refused. */
     pthread_t t;
@@ -296,9 +324,9 @@ static void test_known_copy(void **state)
     const char *p = strstr(g.description, "together take ");
     assert_non_null(p);
     int set_passes = atoi(p + strlen("together take "));
-    perfq_measurement_t *m = NULL;
     perfq_status_t s = perfq_measurement_create(pq, every, N_ALL, NULL, &m);
-    printf("all %zu metrics (%d passes here): %s\n", N_ALL, set_passes, perfq_status_string(s));
+    printf("device %d: all %zu metrics (%d passes here): %s\n", ordinal, N_ALL, set_passes,
+           perfq_status_string(s));
     assert_int_equal(s, set_passes > 1 ? PERFQ_EPASSES : PERFQ_OK);
     if (m)
         perfq_measurement_destroy(&m);
@@ -316,9 +344,9 @@ static void test_known_copy(void **state)
         perfq_value_t v[N];
         assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, N), PERFQ_OK);
         double rd = (double)v[READ].v.u64, wr = (double)v[WRITE].v.u64;
-        printf("round %d: copy of 2 x %zu bytes: dram read %.0f (%+.3f%%), write %.0f (%+.3f%%), "
+        printf("device %d round %d: copy of 2 x %zu bytes: dram read %.0f (%+.3f%%), write %.0f (%+.3f%%), "
                "%llu warp instructions, GPU time %.3f ms (host interval %.3f ms), SM cycles "
-               "elapsed %.0f, active %.0f, %llu pass\n", round, bytes, rd,
+               "elapsed %.0f, active %.0f, %llu pass\n", ordinal, round, bytes, rd,
                100 * (rd / (double)bytes - 1), wr, 100 * (wr / (double)bytes - 1),
                (unsigned long long)v[INST].v.u64, (double)v[TIME].v.u64 / 1e6, (t1 - t0) / 1e6,
                v[ELAPSED].v.f64, v[ACTIVE].v.f64, (unsigned long long)v[PASSES].v.u64);
@@ -336,10 +364,10 @@ static void test_known_copy(void **state)
         assert_true(inst0 > 0);
     }
     perfq_measurement_destroy(&m);
-    perfq_close(&pq);
     C.cuMemFree_v2(in);
     C.cuMemFree_v2(out);
     C.cuModuleUnload(mod);
+    C.cuCtxSetCurrent(NULL);
     C.cuDevicePrimaryCtxRelease_v2(dev);
 }
 

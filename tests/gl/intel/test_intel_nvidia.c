@@ -270,6 +270,111 @@ static void test_intel_nvidia_hardware(void **state)
     gl.glDeletePerfQueryINTEL(h);
 }
 
+/* Every NVML device (the two-GPU machine: both): its own INTEL types "NVIDIA Device[ N]" and
+ * "NVIDIA GPU Hardware[ N]" holding its own counters only, a query of each read, and its own
+ * EGL_BRCM groups nvml-gpuN, gpm-gpuN, cupti-gpuN. The device count is NVML's, asked directly,
+ * not the layer's. */
+static void test_every_device(void **state)
+{
+    (void)state;
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
+    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(h, "nvmlDeviceGetCount_v2");
+    int (*shutdown)(void) = (int (*)(void))dlsym(h, "nvmlShutdown");
+    assert_true(init && count && shutdown);
+    unsigned devices = 0;
+    assert_int_equal(init(), 0);
+    assert_int_equal(count(&devices), 0);
+    shutdown();
+    dlclose(h);
+    assert_true(devices >= 1);
+    if (devices > 8)
+        devices = 8;   /* perfq lists 8 at most */
+    printf("NVML devices: %u\n", devices);
+    int hardware = glt_intel_query_id("NVIDIA GPU Hardware") != 0;
+    struct glt_brcm brcm;
+    glt_brcm_load(&brcm);
+    for (unsigned n = 0; n < devices; n++) {
+        char type[64], hw_type[64], name[96];
+        if (n == 0) {
+            snprintf(type, sizeof(type), "NVIDIA Device");
+            snprintf(hw_type, sizeof(hw_type), "NVIDIA GPU Hardware");
+        } else {
+            snprintf(type, sizeof(type), "NVIDIA Device %u", n);
+            snprintf(hw_type, sizeof(hw_type), "NVIDIA GPU Hardware %u", n);
+        }
+        GLuint qid = glt_intel_query_id(type);
+        assert_int_not_equal(qid, 0);
+        GLuint data_size, counters, max_instances, caps;
+        char qname[256];
+        gl.glGetPerfQueryInfoINTEL(qid, sizeof(qname), qname, &data_size, &counters,
+                                     &max_instances, &caps);
+        assert_int_equal(caps, GL_PERFQUERY_GLOBAL_CONTEXT_INTEL);
+        /* Its own device's counters, no other device's. */
+        for (unsigned o = 0; o < devices; o++) {
+            snprintf(name, sizeof(name), "nvml-gpu%u/energy", o);
+            assert_true((glt_intel_counter_index(qid, name) >= 0) == (o == n));
+        }
+        snprintf(name, sizeof(name), "gpm-gpu%u/sm-activity", n);
+        int gpm = glt_intel_counter_index(qid, name) >= 0;
+        GLuint q = 0;
+        gl.glCreatePerfQueryINTEL(qid, &q);
+        gl.glBeginPerfQueryINTEL(q);
+        sleep_ms(200);
+        gl.glEndPerfQueryINTEL(q);
+        assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+        unsigned char d[4096];
+        assert_true(data_size <= sizeof(d));
+        assert_int_equal(glt_intel_result_wait(q, d, data_size), data_size);
+        gl.glDeletePerfQueryINTEL(q);
+        snprintf(name, sizeof(name), "nvml-gpu%u/average-power", n);
+        double power = read_double(qid, name, d);
+        snprintf(name, sizeof(name), "nvml-gpu%u/energy", n);
+        double energy = read_double(qid, name, d);
+        snprintf(name, sizeof(name), "nvml-gpu%u/sm-clock", n);
+        double sm = read_double(qid, name, d);
+        assert_true(power > 0 && energy > 0 && sm > 0);
+
+        GLuint hid = glt_intel_query_id(hw_type);
+        GLuint hw_counters = 0;
+        if (hardware) {   /* CUPTI usable on device 0: on every device */
+            assert_int_not_equal(hid, 0);
+            gl.glGetPerfQueryInfoINTEL(hid, sizeof(qname), qname, &data_size, &hw_counters,
+                                         &max_instances, &caps);
+            for (unsigned o = 0; o < devices; o++) {
+                snprintf(name, sizeof(name), "cupti-gpu%u/dram__bytes_read.sum", o);
+                assert_true((glt_intel_counter_index(hid, name) >= 0) == (o == n));
+            }
+            q = 0;
+            gl.glCreatePerfQueryINTEL(hid, &q);
+            gl.glBeginPerfQueryINTEL(q);
+            sleep_ms(20);
+            gl.glEndPerfQueryINTEL(q);
+            assert_true(data_size <= sizeof(d));
+            assert_int_equal(glt_intel_result_wait(q, d, data_size), data_size);
+            gl.glDeletePerfQueryINTEL(q);
+            snprintf(name, sizeof(name), "cupti-gpu%u/dram__bytes_read.sum", n);
+            assert_true(glt_intel_counter_u64(hid, name, d) != UINT64_MAX);
+        }
+        /* EGL_BRCM: the device's own groups. */
+        char groups[512] = "";
+        const char *providers[] = {"nvml", "gpm", "cupti"};
+        for (int p = 0; p < 3; p++) {
+            snprintf(name, sizeof(name), "%s-gpu%u", providers[p], n);
+            EGLint g = glt_brcm_group(&brcm, name);
+            if (p == 0 || (p == 1 && gpm) || (p == 2 && hardware))
+                assert_true(g >= 0);
+            if (g >= 0)
+                snprintf(groups + strlen(groups), sizeof(groups) - strlen(groups), " %s", name);
+        }
+        printf("device %u: INTEL \"%s\" (%u counters%s), \"%s\" (%u counters); EGL_BRCM "
+               "groups%s; 200 ms query: %.1f W, %.2f J, SM %.0f MHz\n", n, type, counters,
+               gpm ? ", GPM among them" : "", hardware ? hw_type : "(no CUPTI)", hw_counters,
+               groups, power, energy, sm / 1e6);
+    }
+}
+
 /* No driver: nothing NVIDIA is listed, in INTEL types or EGL groups (the catalog lists the
  * groups "nvml", "gpm", "cupti" unavailable; the layers show only available ones). */
 static void test_no_driver(void **state)
@@ -320,6 +425,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_intel_nvidia_device),
         cmocka_unit_test(test_egl_brcm_nvidia_group),
         cmocka_unit_test(test_intel_nvidia_hardware),
+        cmocka_unit_test(test_every_device),
     };
     rc = cmocka_run_group_tests(tests, NULL, NULL);
     glt_destroy(&T);
