@@ -160,6 +160,24 @@ static int device_group(const char *group)
     return 0;
 }
 
+/* Providers whose groups are no INTEL query type:
+ * - "gl-driver": the GL layer's "Driver Counters" (in the process engine for EGL_BRCM), no
+ *   INTEL type so that the list is what it was before the engine was shared;
+ * - "cupti-range": CUPTI's range profiler measures the CUDA work of the calling thread's own
+ *   CUDA context between begin and end (docs/nvidia-providers.md), which a GL query cannot
+ *   bracket: a GL thread has no current CUDA context (creation refused, PERFQ_ESTATE), and its
+ *   whole group needs two passes on GH100 (refused, PERFQ_EPASSES), so such a type could be
+ *   listed but never created. */
+static const char *const not_intel_providers[] = {"gl-driver", "cupti-range"};
+
+static int provider_excluded(const char *provider)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(not_intel_providers); i++)
+        if (strcmp(provider, not_intel_providers[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static int group_taken(const char *group)
 {
     for (size_t t = 0; t < ARRAY_SIZE(type_maps); t++)
@@ -424,11 +442,8 @@ perfq_status_t intel_query_types_build_from(const perfq_t *const *pqs, uint32_t 
         perfq_group_count(pqs[i], &group_count);
         for (uint32_t g = 0; g < group_count && st == PERFQ_OK; g++) {
             perfq_group_info_t gi;
-            /* The GL layer's "Driver Counters" (provider gl-driver, in the process engine for
-             * EGL_BRCM) are no INTEL query type: the list is what it was before the engine was
-             * shared. */
             if (perfq_group_info(pqs[i], g, &gi) != PERFQ_OK || !gi.available ||
-                group_taken(gi.name) || strcmp(gi.provider, "gl-driver") == 0)
+                group_taken(gi.name) || provider_excluded(gi.provider))
                 continue;
             for (uint32_t k = 0; k < gi.counter_count && st == PERFQ_OK; k++)
                 st = builder_add(&b, gi.first_counter + k, NULL, 0);

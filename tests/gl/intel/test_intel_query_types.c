@@ -81,14 +81,35 @@ static const struct perfq_provider_ops test_provider = {
     .name = "test", .probe = test_probe, .enumerate = test_enumerate,
 };
 
+/* Stands in for the built-in "cupti-range" (an extra provider replaces the built-in one of its
+ * name): an available group of CUPTI's range profiler, as on the GPU machine. */
+static const struct perfq_group_desc range_group = {
+    "cupti-range-gpu0", "test-only stand-in for CUPTI's range profiler",
+    PERFQ_SCOPE_GPU_TIMELINE, 0};
+
+static perfq_status_t range_enumerate(void *state, struct perfq_catalog *c, const char *why)
+{
+    (void)state;
+    (void)why;
+    uint32_t g;
+    perfq_status_t st = perfq_catalog_add_group(c, &range_group, NULL, &g);
+    for (size_t i = 0; st == PERFQ_OK && i < 5; i++)
+        st = perfq_catalog_add_counter(c, g, &device_counters[i], NULL);
+    return st;
+}
+
+static const struct perfq_provider_ops range_provider = {
+    .name = "cupti-range", .probe = test_probe, .enumerate = range_enumerate,
+};
+
 static perfq_t *pq;
 static struct intel_query_types types;
 
 static int setup(void **state)
 {
     (void)state;
-    const struct perfq_provider_ops *ops[] = {&test_provider};
-    if (perfq__open_with(ops, NULL, 1, 1, &pq) != PERFQ_OK)
+    const struct perfq_provider_ops *ops[] = {&range_provider, &test_provider};
+    if (perfq__open_with(ops, NULL, 2, 1, &pq) != PERFQ_OK)
         return -1;
     return intel_query_types_build(pq, &types) == PERFQ_OK ? 0 : -1;
 }
@@ -178,20 +199,68 @@ static void test_other_provider_groups(void **state)
     assert_int_equal(tl->counters[0].type_enum, GL_PERFQUERY_COUNTER_TIMESTAMP_INTEL);
 }
 
+/* The index "test-X" must have: the types built before it (every other one: the documented
+ * and device types first, then the groups in catalog order, the built-ins' before this test's)
+ * with at most its counter count, plus this test's groups before it with fewer. */
+static uint32_t expected_index(const char *name)
+{
+    const struct intel_query_type *t = find(name);
+    assert_non_null(t);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < types.count; i++) {
+        const struct intel_query_type *o = &types.types[i];
+        if (o == t)
+            continue;
+        if (strncmp(o->name, "test-", 5) != 0 ? o->counter_count <= t->counter_count
+                                              : o->counter_count < t->counter_count)
+            n++;
+    }
+    return n;
+}
+
 /* The types are listed fewest counters first (stable among equals), so that query ids stay
  * below counter counts wherever possible (apitrace's INTEL backend refuses a query whose id is
- * not below its counter count): here the 1-counter "test-timeline" is id 1 (it can never
- * satisfy that), "test-device" (5) id 2, "Host CPU" id 3. */
+ * not below its counter count). Here without an NVIDIA device: the 1-counter "test-timeline" is
+ * id 1 (it can never satisfy that), "test-device" (5) id 2, "Host CPU" id 3; on the GPU machine
+ * "NVIDIA GPU Hardware" (4 counters) comes between the two test types. */
 static void test_fewest_counters_first(void **state)
 {
     (void)state;
     for (uint32_t i = 1; i < types.count; i++)
         assert_true(types.types[i - 1].counter_count <= types.types[i].counter_count);
-    assert_string_equal(types.types[0].name, "test-timeline");
-    assert_string_equal(types.types[1].name, "test-device");
+    assert_string_equal(types.types[expected_index("test-timeline")].name, "test-timeline");
+    assert_string_equal(types.types[expected_index("test-device")].name, "test-device");
+    if (!find("NVIDIA GPU Hardware") && !find("NVIDIA Device")) {
+        assert_string_equal(types.types[0].name, "test-timeline");
+        assert_string_equal(types.types[1].name, "test-device");
+    }
     for (uint32_t i = 0; i < types.count; i++)
         if (types.types[i].counter_count > 1)
             assert_true(i + 1 < types.types[i].counter_count);
+}
+
+/* CUPTI's range profiler's groups are no query type: they measure the calling thread's CUDA
+ * context, which a GL query cannot bracket (docs/intel-performance-query.md). Its group is in
+ * the catalog, available, and still not listed. */
+static void test_range_profiler_not_a_type(void **state)
+{
+    (void)state;
+    uint32_t g = 0, n = 0;
+    int in_catalog = 0;
+    perfq_group_count(pq, &n);
+    for (g = 0; g < n; g++) {
+        perfq_group_info_t gi;
+        assert_int_equal(perfq_group_info(pq, g, &gi), PERFQ_OK);
+        if (strcmp(gi.name, "cupti-range-gpu0") == 0) {
+            assert_true(gi.available);
+            assert_string_equal(gi.provider, "cupti-range");
+            in_catalog = 1;
+        }
+    }
+    assert_true(in_catalog);
+    assert_null(find("cupti-range-gpu0"));
+    for (uint32_t i = 0; i < types.count; i++)
+        assert_null(strstr(types.types[i].name, "cupti-range"));
 }
 
 /* Every dataSize from 0 to beyond the full size: whole counters only, padding zeroed, never a
@@ -248,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_host_cpu),
         cmocka_unit_test(test_other_provider_groups),
         cmocka_unit_test(test_fewest_counters_first),
+        cmocka_unit_test(test_range_profiler_not_a_type),
         cmocka_unit_test(test_write_result_truncation),
     };
     return cmocka_run_group_tests_name("intel-query-types", tests, setup, teardown);
