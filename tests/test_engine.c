@@ -1,7 +1,10 @@
 /* The engine with a test-only provider (compiled into this test, never shipped or listed):
  * measurements split across providers keep the caller's order; an asynchronous provider's
  * pending result gives PERFQ_NOT_READY and writes nothing; max_active is enforced; a provider
- * whose probe fails contributes only unavailable counters. */
+ * whose probe fails contributes only unavailable counters. A deferred provider (an expensive
+ * probe, as CUPTI's) is probed at the first call that needs the whole catalog and never
+ * before, once however many threads ask, never when PERFQ_DISABLE names it, and ids already
+ * given never change. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +14,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "core/instance.h"
 
 struct fake_state {
+    int probes;          /* probe calls */
     int fail_probe;
     int ready;           /* results become ready when set */
     int sessions_open;
@@ -41,6 +46,7 @@ struct fake_session {
 static perfq_status_t fake_probe(void *arg, void **state, char *reason, size_t size)
 {
     struct fake_state *s = arg;
+    __atomic_add_fetch(&s->probes, 1, __ATOMIC_RELAXED);
     if (s->fail_probe) {
         snprintf(reason, size, "no fake device");
         return PERFQ_ENOTSUP;
@@ -241,6 +247,219 @@ static void test_failed_gpu_rebegin_says_so(void **state)
     perfq_close(&pq);
 }
 
+/* A deferred provider: group "late" with fake's counters; with `overflow` set, one group more
+ * than it declared (a provider's bug: refused, nothing listed, nothing leaked). */
+struct late_state {
+    struct fake_state fake;   /* first: the sessions are fake's */
+    int overflow;
+};
+
+static const struct perfq_group_desc late_group = {"late", "deferred test provider",
+                                                   PERFQ_SCOPE_GPU_TIMELINE, 0};
+static const struct perfq_group_desc late_extra = {"late-extra", "one group too many",
+                                                   PERFQ_SCOPE_GPU_TIMELINE, 0};
+
+static perfq_status_t late_enumerate(void *state, struct perfq_catalog *c, const char *reason)
+{
+    struct late_state *ls = state;
+    perfq_status_t st = perfq_catalog_add_table(c, &late_group, fake_counters, 3,
+                                                ls ? NULL : reason);
+    if (st == PERFQ_OK && ls && ls->overflow)
+        st = perfq_catalog_add_table(c, &late_extra, fake_counters, 1, NULL);
+    return st;
+}
+
+static const struct perfq_provider_ops late_ops = {
+    .name = "late",
+    .probe = fake_probe,
+    .enumerate = late_enumerate,
+    .session_open = fake_open,
+    .begin = fake_begin,
+    .sample = NULL,
+    .end = fake_nop,
+    .result = fake_result,
+    .session_close = fake_close_session,
+    .deferred_max_groups = 1,
+    .deferred_max_counters = 3,
+};
+
+static perfq_t *open_late(struct late_state *ls)
+{
+    const struct perfq_provider_ops *ops[] = {&late_ops, &fake_ops};
+    void *args[] = {ls, &ls->fake};
+    perfq_t *pq = NULL;
+    /* No built-ins: their own deferred providers (CUPTI's) would be listed beside it. */
+    assert_int_equal(perfq__open_with(ops, args, 2, 0, &pq), PERFQ_OK);
+    return pq;
+}
+
+static void test_deferred_probed_at_first_whole_catalog_call(void **state)
+{
+    (void)state;
+    struct late_state ls = {.fake = {.ready = 1}};
+    perfq_t *pq = open_late(&ls);
+    /* The eager extra ("fake", after "late" in the list) is probed; "late" is not. */
+    assert_int_equal(ls.fake.probes, 1);
+    uint32_t groups0, counters0;
+    assert_int_equal(perfq_catalog_probed(pq, &groups0, &counters0), PERFQ_OK);
+    assert_int_equal(perfq_catalog_probed(pq, NULL, NULL), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_probed(NULL, &groups0, NULL), PERFQ_EINVAL);
+    /* Names and ids of the catalog so far: no probe. */
+    perfq_counter_id_t fake_c = find(pq, "fake/c"), fake_a = find(pq, "fake/a");
+    perfq_counter_info_t ci;
+    assert_int_equal(perfq_counter_info(pq, counters0 - 1, &ci), PERFQ_OK);
+    perfq_group_info_t gi;
+    assert_int_equal(perfq_group_info(pq, groups0 - 1, &gi), PERFQ_OK);
+    assert_int_equal(ls.fake.probes, 1);
+    /* A name not found so far lists the deferred provider, once; its groups come last. */
+    perfq_counter_id_t late_b = find(pq, "late/b");
+    assert_int_equal(ls.fake.probes, 2);
+    assert_int_equal(late_b, counters0 + 1);
+    uint32_t groups, counters;
+    assert_int_equal(perfq_catalog_probed(pq, &groups, &counters), PERFQ_OK);
+    assert_int_equal(groups, groups0 + 1);
+    assert_int_equal(counters, counters0 + 3);
+    assert_int_equal(perfq_counter_count(pq, &counters), PERFQ_OK);
+    assert_int_equal(counters, counters0 + 3);
+    assert_int_equal(perfq_group_info(pq, groups0, &gi), PERFQ_OK);
+    assert_string_equal(gi.name, "late");
+    assert_string_equal(gi.provider, "late");
+    assert_true(gi.available);
+    assert_int_equal(gi.first_counter, counters0);
+    assert_int_equal(ls.fake.probes, 2);
+    /* Ids given before are the same counters. */
+    assert_int_equal(find(pq, "fake/c"), fake_c);
+    assert_int_equal(find(pq, "fake/a"), fake_a);
+    /* Measured like any counter. */
+    perfq_counter_id_t ids[2] = {late_b, fake_c};
+    perfq_measurement_t *m;
+    perfq_value_t v[2];
+    assert_int_equal(perfq_measurement_create(pq, ids, 2, NULL, &m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+    assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+    assert_int_equal(v[0].v.u64, 102);
+    assert_int_equal(v[1].v.u64, 103);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+
+    /* Each whole-catalog call lists it too: counts, a bare name, an index beyond. */
+    ls.fake.probes = 0;
+    pq = open_late(&ls);
+    assert_int_equal(perfq_group_count(pq, &groups), PERFQ_OK);
+    assert_int_equal(ls.fake.probes, 2);
+    perfq_close(&pq);
+    pq = open_late(&ls);
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, "a", &id), PERFQ_ENOTFOUND);   /* fake/a, late/a */
+    assert_int_equal(ls.fake.probes, 4);
+    perfq_close(&pq);
+    pq = open_late(&ls);
+    assert_int_equal(perfq_counter_info(pq, counters0 + 2, &ci), PERFQ_OK);
+    assert_string_equal(ci.full_name, "late/c");
+    assert_int_equal(perfq_counter_info(pq, counters0 + 3, &ci), PERFQ_EINVAL);
+    assert_int_equal(ls.fake.probes, 6);
+    perfq_close(&pq);
+    pq = open_late(&ls);
+    assert_int_equal(perfq_measurement_create(pq, &late_b, 1, NULL, &m), PERFQ_OK);
+    assert_int_equal(ls.fake.probes, 8);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+}
+
+static void test_disabled_providers_never_probed(void **state)
+{
+    (void)state;
+    struct late_state ls = {.fake = {.ready = 1}};
+    assert_int_equal(setenv("PERFQ_DISABLE", "late,fake", 1), 0);
+    perfq_t *pq = open_late(&ls);
+    assert_int_equal(unsetenv("PERFQ_DISABLE"), 0);
+    /* Listed at open, unavailable, and neither probed (even by a whole-catalog call). */
+    uint32_t groups0, groups;
+    assert_int_equal(perfq_catalog_probed(pq, &groups0, NULL), PERFQ_OK);
+    assert_int_equal(perfq_group_count(pq, &groups), PERFQ_OK);
+    assert_int_equal(groups, groups0);
+    assert_int_equal(ls.fake.probes, 0);
+    const char *names[] = {"late/a", "fake/a"};
+    for (int i = 0; i < 2; i++) {
+        perfq_counter_info_t ci;
+        perfq_counter_id_t id = find(pq, names[i]);
+        assert_int_equal(perfq_counter_info(pq, id, &ci), PERFQ_OK);
+        assert_false(ci.available);
+        assert_string_equal(ci.unavailable_reason, "disabled by PERFQ_DISABLE");
+        perfq_measurement_t *m = NULL;
+        assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_ENOTSUP);
+    }
+    assert_int_equal(ls.fake.probes, 0);
+    perfq_close(&pq);
+}
+
+static void test_deferred_overflow_refused(void **state)
+{
+    (void)state;
+    struct late_state ls = {.overflow = 1};
+    perfq_t *pq = open_late(&ls);
+    uint32_t counters0, n;
+    assert_int_equal(perfq_catalog_probed(pq, NULL, &counters0), PERFQ_OK);
+    assert_int_equal(perfq_counter_count(pq, &n), PERFQ_ENOMEM);
+    assert_int_equal(perfq_catalog_probed(pq, NULL, &n), PERFQ_OK);
+    assert_int_equal(n, counters0);   /* nothing of it listed; ASan: nothing leaked */
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, "late/a", &id), PERFQ_ENOTFOUND);
+    find(pq, "fake/a");   /* the rest is intact */
+    perfq_close(&pq);
+}
+
+/* Readers of the catalog so far on three threads while a fourth lists the deferred provider
+ * (TSan: no race; the entries they read never move). */
+struct reader {
+    perfq_t *pq;
+    uint32_t counters0;
+    int whole;
+};
+
+static void *read_catalog(void *arg)
+{
+    struct reader *r = arg;
+    for (int round = 0; round < 200; round++) {
+        if (r->whole) {
+            uint32_t n;
+            if (perfq_counter_count(r->pq, &n) != PERFQ_OK)
+                return (void *)1;
+            continue;
+        }
+        for (uint32_t id = 0; id < r->counters0; id++) {
+            perfq_counter_info_t ci;
+            if (perfq_counter_info(r->pq, id, &ci) != PERFQ_OK || !ci.full_name[0])
+                return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+static void test_deferred_listing_while_others_read(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        struct late_state ls = {.fake = {.ready = 1}};
+        perfq_t *pq = open_late(&ls);
+        struct reader r[4];
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) {
+            r[i] = (struct reader){.pq = pq, .whole = i >= 2};
+            perfq_catalog_probed(pq, NULL, &r[i].counters0);
+            assert_int_equal(pthread_create(&t[i], NULL, read_catalog, &r[i]), 0);
+        }
+        for (int i = 0; i < 4; i++) {
+            void *ret;
+            pthread_join(t[i], &ret);
+            assert_null(ret);
+        }
+        assert_int_equal(ls.fake.probes, 2);   /* fake at open, late once */
+        perfq_close(&pq);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +468,10 @@ int main(void)
         cmocka_unit_test(test_failed_probe_lists_unavailable),
         cmocka_unit_test(test_catalog_builder_rejects_bad_descriptors),
         cmocka_unit_test(test_failed_gpu_rebegin_says_so),
+        cmocka_unit_test(test_deferred_probed_at_first_whole_catalog_call),
+        cmocka_unit_test(test_disabled_providers_never_probed),
+        cmocka_unit_test(test_deferred_overflow_refused),
+        cmocka_unit_test(test_deferred_listing_while_others_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

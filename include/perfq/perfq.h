@@ -2,8 +2,9 @@
  * perfq: performance counters and timer queries for real programs.
  *
  * The C API of libperfq. One library instance (perfq_t) holds a catalog of counter groups and
- * counters, filled at perfq_open() by every provider that can run on this machine (a provider
- * that cannot run says why and contributes groups marked unavailable, never invented values).
+ * counters, filled by every provider that can run on this machine (a provider that cannot run
+ * says why and contributes groups marked unavailable, never invented values): at perfq_open(),
+ * or, for a provider whose probe is expensive, at the first call that needs it (perfq_open).
  * A measurement (perfq_measurement_t) counts any set of catalog counters between begin and end.
  *
  * Naming: a counter's full name is "GROUP/COUNTER", for example "host/task-clock" or
@@ -158,10 +159,28 @@ typedef struct perfq_counter_info {
 typedef struct perfq perfq_t;
 typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_counter_count()-1 */
 
-/* Opens a library instance: probes every provider and builds the catalog.
+/* Opens a library instance: probes the providers and builds the catalog.
  * The environment variable PERFQ_DISABLE ("host-hw,proc-io", group or provider names) marks
- * groups unavailable with the reason "disabled by PERFQ_DISABLE". */
+ * groups unavailable with the reason "disabled by PERFQ_DISABLE"; a provider it names is never
+ * probed (its groups are listed under the provider's generic names, e.g. "cupti" rather than
+ * "cupti-gpu0"). It is read here, once per instance.
+ *
+ * Deferred providers: a provider whose probe is expensive (the CUPTI providers "cupti" and
+ * "cupti-range", whose probe initialises CUDA: about two seconds of CPU on an H100) is not
+ * probed here. It is probed, and its groups appended after all others, at the first call that
+ * needs the whole catalog: perfq_group_count, perfq_counter_count, perfq_counter_suggest,
+ * perfq_counter_find of a bare name or of a full name not found among those listed so far,
+ * perfq_group_info, perfq_counter_info, measurement or sampler calls with an index beyond those
+ * listed so far. Ids never change once given; availability is the probe's, as for any provider.
+ * perfq_catalog_probed reads the catalog so far without probing. */
 PERFQ_API perfq_status_t perfq_open(perfq_t **out);
+
+/* The numbers of groups and counters listed so far (either pointer may be NULL, not both),
+ * probing nothing: ids below them are valid and their info is read without probing a
+ * deferred provider (perfq_open). For a tool that wants the cheap sources only, such as
+ * `perfq stat`'s default counters. */
+PERFQ_API perfq_status_t perfq_catalog_probed(const perfq_t *pq, uint32_t *groups,
+                                              uint32_t *counters);
 
 /* Closes an instance and sets *pq to NULL. A second call (with *pq == NULL) returns
  * PERFQ_EINVAL and does nothing. Measurements still open on it are not destroyed: they keep

@@ -28,10 +28,12 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-static int grow(void **array, uint32_t *cap, uint32_t count, size_t elem)
+static int grow(void **array, uint32_t *cap, uint32_t count, size_t elem, int fixed)
 {
     if (count < *cap)
         return 0;
+    if (fixed)
+        return -1;   /* a deferred provider adding more than it declared: never move entries */
     uint32_t ncap = *cap ? *cap * 2 : 16;
     void *n = realloc(*array, ncap * elem);
     if (!n)
@@ -51,7 +53,7 @@ perfq_status_t perfq_catalog_add_group(struct perfq_catalog *catalog,
         if (strcmp(catalog->groups[i].name, group->name) == 0)
             return PERFQ_EINVAL;  /* group names are unique in the catalog */
     if (grow((void **)&catalog->groups, &catalog->group_cap, catalog->group_count,
-             sizeof(*catalog->groups)))
+             sizeof(*catalog->groups), catalog->fixed))
         return PERFQ_ENOMEM;
     struct perfq_group_entry *g = &catalog->groups[catalog->group_count];
     memset(g, 0, sizeof(*g));
@@ -100,7 +102,7 @@ perfq_status_t perfq_catalog_add_counter(struct perfq_catalog *catalog, uint32_t
         if (strcmp(catalog->counters[i].name, counter->name) == 0)
             return PERFQ_EINVAL;
     if (grow((void **)&catalog->counters, &catalog->counter_cap, catalog->counter_count,
-             sizeof(*catalog->counters)))
+             sizeof(*catalog->counters), catalog->fixed))
         return PERFQ_ENOMEM;
     struct perfq_counter_entry *c = &catalog->counters[catalog->counter_count];
     memset(c, 0, sizeof(*c));
@@ -184,14 +186,14 @@ perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint3
     return PERFQ_OK;
 }
 
-void perfq__catalog_free(struct perfq_catalog *catalog)
+void perfq__catalog_truncate(struct perfq_catalog *catalog, uint32_t groups, uint32_t counters)
 {
-    for (uint32_t i = 0; i < catalog->group_count; i++) {
+    for (uint32_t i = groups; i < catalog->group_count; i++) {
         free(catalog->groups[i].name);
         free(catalog->groups[i].description);
         free(catalog->groups[i].reason);
     }
-    for (uint32_t i = 0; i < catalog->counter_count; i++) {
+    for (uint32_t i = counters; i < catalog->counter_count; i++) {
         struct perfq_counter_entry *c = &catalog->counters[i];
         free(c->name);
         free(c->full_name);
@@ -199,6 +201,36 @@ void perfq__catalog_free(struct perfq_catalog *catalog)
         free(c->description);
         free(c->reason);
     }
+    if (groups < catalog->group_count)
+        catalog->group_count = groups;
+    if (counters < catalog->counter_count)
+        catalog->counter_count = counters;
+}
+
+perfq_status_t perfq__catalog_reserve(struct perfq_catalog *catalog, uint32_t groups,
+                                      uint32_t counters)
+{
+    uint32_t gcap = catalog->group_count + groups, ccap = catalog->counter_count + counters;
+    if (gcap > catalog->group_cap) {
+        void *n = realloc(catalog->groups, gcap * sizeof(*catalog->groups));
+        if (!n)
+            return PERFQ_ENOMEM;
+        catalog->groups = n;
+        catalog->group_cap = gcap;
+    }
+    if (ccap > catalog->counter_cap) {
+        void *n = realloc(catalog->counters, ccap * sizeof(*catalog->counters));
+        if (!n)
+            return PERFQ_ENOMEM;
+        catalog->counters = n;
+        catalog->counter_cap = ccap;
+    }
+    return PERFQ_OK;
+}
+
+void perfq__catalog_free(struct perfq_catalog *catalog)
+{
+    perfq__catalog_truncate(catalog, 0, 0);
     free(catalog->groups);
     free(catalog->counters);
     memset(catalog, 0, sizeof(*catalog));

@@ -21,16 +21,19 @@ static int named_in_list(const char *list, const char *name)
     return 0;
 }
 
-static perfq_status_t apply_disable_list(perfq_t *pq)
+#define DISABLED "disabled by PERFQ_DISABLE"
+
+/* Marks the groups [first, catalog.group_count) that PERFQ_DISABLE names, by their name or
+ * their provider's. */
+static perfq_status_t apply_disable_list(const char *list, struct perfq_catalog *catalog,
+                                         uint32_t first)
 {
-    const char *list = getenv("PERFQ_DISABLE");
     if (!list || !*list)
         return PERFQ_OK;
-    for (uint32_t i = 0; i < pq->catalog.group_count; i++) {
-        const perfq_group_info_t *g = &pq->catalog.groups[i].info;
+    for (uint32_t i = first; i < catalog->group_count; i++) {
+        const perfq_group_info_t *g = &catalog->groups[i].info;
         if (named_in_list(list, g->name) || named_in_list(list, g->provider)) {
-            perfq_status_t st = perfq__catalog_disable_group(&pq->catalog, i,
-                                                             "disabled by PERFQ_DISABLE");
+            perfq_status_t st = perfq__catalog_disable_group(catalog, i, DISABLED);
             if (st != PERFQ_OK)
                 return st;
         }
@@ -38,22 +41,36 @@ static perfq_status_t apply_disable_list(perfq_t *pq)
     return PERFQ_OK;
 }
 
-static perfq_status_t add_provider(perfq_t *pq, const struct perfq_provider_ops *ops, void *arg)
+/* Probes slot i's provider (unless PERFQ_DISABLE names it: never probed, its groups listed
+ * with that reason) and lets it enumerate into `catalog`. */
+static perfq_status_t probe_and_list(perfq_t *pq, size_t i, struct perfq_catalog *catalog)
 {
-    struct perfq_provider_slot *slot = &pq->providers[pq->provider_count];
+    struct perfq_provider_slot *slot = &pq->providers[i];
+    const struct perfq_provider_ops *ops = slot->ops;
     char reason[REASON_SIZE] = "";
-    slot->ops = ops;
+    perfq_status_t st = PERFQ_ENOTSUP;
     slot->state = NULL;
-    perfq_status_t st = ops->probe(arg, &slot->state, reason, sizeof(reason));
+    if (named_in_list(pq->disable, ops->name))
+        snprintf(reason, sizeof(reason), DISABLED);
+    else
+        st = ops->probe(slot->arg, &slot->state, reason, sizeof(reason));
     if (st != PERFQ_OK) {
         slot->state = NULL;
         if (!reason[0])
             snprintf(reason, sizeof(reason), "%s", perfq_status_string(st));
     }
-    pq->catalog.provider = (uint32_t)pq->provider_count;
-    pq->catalog.provider_name = ops->name;
-    pq->provider_count++;
-    return ops->enumerate(slot->state, &pq->catalog, st == PERFQ_OK ? NULL : reason);
+    catalog->provider = (uint32_t)i;
+    catalog->provider_name = ops->name;
+    return ops->enumerate(slot->state, catalog, st == PERFQ_OK ? NULL : reason);
+}
+
+static void add_provider(perfq_t *pq, const struct perfq_provider_ops *ops, void *arg)
+{
+    struct perfq_provider_slot *slot = &pq->providers[pq->provider_count++];
+    slot->ops = ops;
+    slot->arg = arg;
+    /* A disabled provider costs nothing to list: listed at open, never probed. */
+    slot->deferred = ops->deferred_max_groups && !named_in_list(pq->disable, ops->name);
 }
 
 /* A layer's provider replaces the built-in of the same name (the built-in only lists what the
@@ -67,6 +84,72 @@ static int replaced(const struct perfq_provider_ops *builtin,
     return 0;
 }
 
+/* Every provider but the deferred ones, and room for those. */
+static perfq_status_t list_at_open(perfq_t *pq)
+{
+    uint32_t groups = 0, counters = 0;
+    for (size_t i = 0; i < pq->provider_count; i++) {
+        struct perfq_provider_slot *slot = &pq->providers[i];
+        if (slot->deferred) {
+            groups += slot->ops->deferred_max_groups;
+            counters += slot->ops->deferred_max_counters;
+            pq->deferred_pending = 1;
+            continue;
+        }
+        perfq_status_t st = probe_and_list(pq, i, &pq->catalog);
+        if (st != PERFQ_OK)
+            return st;
+    }
+    perfq_status_t st = apply_disable_list(pq->disable, &pq->catalog, 0);
+    if (st == PERFQ_OK && pq->deferred_pending)
+        st = perfq__catalog_reserve(&pq->catalog, groups, counters);
+    return st;
+}
+
+/* The deferred providers, in order, each into the reserved room of a private copy of the
+ * catalog's header (readers see none of it until the counts are published). A provider whose
+ * enumerate fails leaves nothing: its entries are freed, its state closed, and the call
+ * returns the failure (a later call tries again). */
+perfq_status_t perfq__catalog_complete(const perfq_t *cpq)
+{
+    perfq_t *pq = (perfq_t *)cpq;   /* the catalog is logically constant: it only grows once */
+    if (!__atomic_load_n(&pq->deferred_pending, __ATOMIC_ACQUIRE))
+        return PERFQ_OK;
+    perfq_status_t st = PERFQ_OK;
+    pthread_mutex_lock(&pq->deferred_lock);
+    if (pq->deferred_pending) {
+        struct perfq_catalog shadow = pq->catalog;
+        shadow.fixed = 1;
+        for (size_t i = 0; i < pq->provider_count && st == PERFQ_OK; i++) {
+            struct perfq_provider_slot *slot = &pq->providers[i];
+            if (!slot->deferred)
+                continue;
+            uint32_t g0 = shadow.group_count, c0 = shadow.counter_count;
+            /* What it declared, within the room reserved at open: never more. */
+            shadow.group_cap = g0 + slot->ops->deferred_max_groups;
+            shadow.counter_cap = c0 + slot->ops->deferred_max_counters;
+            st = probe_and_list(pq, i, &shadow);
+            if (st == PERFQ_OK)
+                st = apply_disable_list(pq->disable, &shadow, g0);
+            if (st != PERFQ_OK) {
+                perfq__catalog_truncate(&shadow, g0, c0);
+                if (slot->state && slot->ops->close)
+                    slot->ops->close(slot->state);
+                slot->state = NULL;
+                break;
+            }
+            slot->deferred = 0;
+        }
+        /* Published even after a failure: the providers listed before it are complete. */
+        __atomic_store_n(&pq->catalog.group_count, shadow.group_count, __ATOMIC_RELEASE);
+        __atomic_store_n(&pq->catalog.counter_count, shadow.counter_count, __ATOMIC_RELEASE);
+        if (st == PERFQ_OK)
+            __atomic_store_n(&pq->deferred_pending, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&pq->deferred_lock);
+    return st;
+}
+
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
                                 void *const *extra_args, size_t n_extra, int builtins,
                                 perfq_t **out)
@@ -78,19 +161,22 @@ perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
     if (!pq)
         return PERFQ_ENOMEM;
     pq->providers = calloc(n_builtin + n_extra + 1, sizeof(*pq->providers));
-    if (!pq->providers) {
+    const char *list = getenv("PERFQ_DISABLE");
+    pq->disable = list && *list ? strdup(list) : NULL;
+    if (!pq->providers || (list && *list && !pq->disable)) {
+        free(pq->providers);
+        free(pq->disable);
         free(pq);
         return PERFQ_ENOMEM;
     }
+    pthread_mutex_init(&pq->deferred_lock, NULL);
     pq->refs = 1;
-    perfq_status_t st = PERFQ_OK;
-    for (size_t i = 0; i < n_builtin && st == PERFQ_OK; i++)
+    for (size_t i = 0; i < n_builtin; i++)
         if (!replaced(perfq__builtin_providers[i], extra, n_extra))
-            st = add_provider(pq, perfq__builtin_providers[i], NULL);
-    for (size_t i = 0; i < n_extra && st == PERFQ_OK; i++)
-        st = add_provider(pq, extra[i], extra_args ? extra_args[i] : NULL);
-    if (st == PERFQ_OK)
-        st = apply_disable_list(pq);
+            add_provider(pq, perfq__builtin_providers[i], NULL);
+    for (size_t i = 0; i < n_extra; i++)
+        add_provider(pq, extra[i], extra_args ? extra_args[i] : NULL);
+    perfq_status_t st = list_at_open(pq);
     if (st != PERFQ_OK) {
         perfq_close(&pq);
         return st;
@@ -120,6 +206,8 @@ void perfq__instance_unref(perfq_t *pq)
             slot->ops->close(slot->state);
     }
     perfq__catalog_free(&pq->catalog);
+    pthread_mutex_destroy(&pq->deferred_lock);
+    free(pq->disable);
     free(pq->providers);
     free(pq);
 }
@@ -135,17 +223,46 @@ perfq_status_t perfq_close(perfq_t **ppq)
     return PERFQ_OK;
 }
 
+perfq_status_t perfq_catalog_probed(const perfq_t *pq, uint32_t *groups, uint32_t *counters)
+{
+    if (!pq || (!groups && !counters))
+        return PERFQ_EINVAL;
+    uint32_t c = perfq__catalog_counters(&pq->catalog);
+    if (groups)
+        *groups = perfq__catalog_groups(&pq->catalog);
+    if (counters)
+        *counters = c;
+    return PERFQ_OK;
+}
+
 perfq_status_t perfq_group_count(const perfq_t *pq, uint32_t *count)
 {
     if (!pq || !count)
         return PERFQ_EINVAL;
-    *count = pq->catalog.group_count;
+    perfq_status_t st = perfq__catalog_complete(pq);
+    if (st != PERFQ_OK)
+        return st;
+    *count = perfq__catalog_groups(&pq->catalog);
     return PERFQ_OK;
+}
+
+/* An index beyond the catalog so far may be a deferred provider's: they are listed first. */
+static int beyond(const perfq_t *pq, uint32_t index,
+                  uint32_t (*count)(const struct perfq_catalog *))
+{
+    if (index < count(&pq->catalog))
+        return 0;
+    return perfq__catalog_complete(pq) != PERFQ_OK || index >= count(&pq->catalog);
+}
+
+int perfq__catalog_has_counter(const perfq_t *pq, perfq_counter_id_t id)
+{
+    return !beyond(pq, id, perfq__catalog_counters);
 }
 
 perfq_status_t perfq_group_info(const perfq_t *pq, uint32_t group, perfq_group_info_t *info)
 {
-    if (!pq || !info || group >= pq->catalog.group_count)
+    if (!pq || !info || beyond(pq, group, perfq__catalog_groups))
         return PERFQ_EINVAL;
     *info = pq->catalog.groups[group].info;
     return PERFQ_OK;
@@ -155,14 +272,17 @@ perfq_status_t perfq_counter_count(const perfq_t *pq, uint32_t *count)
 {
     if (!pq || !count)
         return PERFQ_EINVAL;
-    *count = pq->catalog.counter_count;
+    perfq_status_t st = perfq__catalog_complete(pq);
+    if (st != PERFQ_OK)
+        return st;
+    *count = perfq__catalog_counters(&pq->catalog);
     return PERFQ_OK;
 }
 
 perfq_status_t perfq_counter_info(const perfq_t *pq, perfq_counter_id_t id,
                                   perfq_counter_info_t *info)
 {
-    if (!pq || !info || id >= pq->catalog.counter_count)
+    if (!pq || !info || beyond(pq, id, perfq__catalog_counters))
         return PERFQ_EINVAL;
     *info = pq->catalog.counters[id].info;
     return PERFQ_OK;
@@ -170,11 +290,31 @@ perfq_status_t perfq_counter_info(const perfq_t *pq, perfq_counter_id_t id,
 
 const struct perfq_counter_desc *perfq__counter_desc(const perfq_t *pq, perfq_counter_id_t id)
 {
-    if (!pq || id >= pq->catalog.counter_count)
+    if (!pq || beyond(pq, id, perfq__catalog_counters))
         return NULL;
     return pq->catalog.counters[id].desc;
 }
 
+/* Ids [from, to) by full name, else by bare name where unique among them (matches counted). */
+static int find_in(const struct perfq_catalog *c, uint32_t from, uint32_t to, const char *name,
+                   perfq_counter_id_t *id, int *bare_matches)
+{
+    for (uint32_t i = from; i < to; i++) {
+        if (strcmp(c->counters[i].full_name, name) == 0) {
+            *id = i;
+            return 1;
+        }
+        if (strcmp(c->counters[i].name, name) == 0) {
+            if (!*bare_matches)
+                *id = i;
+            ++*bare_matches;
+        }
+    }
+    return 0;
+}
+
+/* A full name found in the catalog so far costs no probe. A bare name must be unique in the
+ * whole catalog, and a name not found may be a deferred provider's: both list those first. */
 perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_counter_id_t *id)
 {
     if (!pq || !name || !id)
@@ -182,18 +322,17 @@ perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_cou
     const struct perfq_catalog *c = &pq->catalog;
     int matches = 0;
     perfq_counter_id_t found = 0;
-    for (uint32_t i = 0; i < c->counter_count; i++) {
-        if (strcmp(c->counters[i].full_name, name) == 0) {
-            *id = i;
-            return PERFQ_OK;
-        }
-        if (strcmp(c->counters[i].name, name) == 0) {
-            found = i;
-            matches++;
-        }
+    uint32_t n = perfq__catalog_counters(c);
+    if (find_in(c, 0, n, name, &found, &matches))
+        goto found;
+    if (perfq__catalog_complete(pq) == PERFQ_OK) {
+        uint32_t all = perfq__catalog_counters(c);
+        if (find_in(c, n, all, name, &found, &matches))
+            goto found;
     }
     if (matches != 1)
         return PERFQ_ENOTFOUND;
+found:
     *id = found;
     return PERFQ_OK;
 }
@@ -234,7 +373,9 @@ perfq_status_t perfq_counter_suggest(const perfq_t *pq, const char *name, char *
     size_t best = (size_t)-1;
     const char *best_name = NULL;
     int has_group = strchr(name, '/') != NULL;
-    for (uint32_t i = 0; i < c->counter_count; i++) {
+    perfq__catalog_complete(pq);   /* the nearest of all; a failure leaves the others */
+    uint32_t n = perfq__catalog_counters(c);
+    for (uint32_t i = 0; i < n; i++) {
         const char *candidate = has_group ? c->counters[i].full_name : c->counters[i].name;
         size_t d = edit_distance(name, candidate);
         if (d < best) {

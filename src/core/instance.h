@@ -26,17 +26,38 @@ struct perfq_catalog {
     uint32_t counter_count, counter_cap;
     uint32_t provider;            /* the provider now enumerating */
     const char *provider_name;
+    int fixed;                    /* room reserved: adding beyond the caps fails, never moves */
 };
+
+/* The counts readers may use: group_count and counter_count grow once after perfq_open, when
+ * the deferred providers are listed (instance.c), published counters last; entries below them
+ * never change. Read the counters' count first when both are needed. */
+static inline uint32_t perfq__catalog_groups(const struct perfq_catalog *c)
+{
+    return __atomic_load_n(&c->group_count, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t perfq__catalog_counters(const struct perfq_catalog *c)
+{
+    return __atomic_load_n(&c->counter_count, __ATOMIC_ACQUIRE);
+}
 
 struct perfq_provider_slot {
     const struct perfq_provider_ops *ops;
-    void *state;                  /* NULL when probe failed */
+    void *state;                  /* NULL when probe failed (or not probed yet) */
+    void *arg;                    /* perfq__open_with's, for a deferred probe */
+    int deferred;                 /* not probed yet: listed at the first whole-catalog call */
 };
 
 struct perfq {
-    struct perfq_catalog catalog;       /* immutable once perfq_open returns */
+    /* Entries are immutable once perfq_open returns; the deferred providers' are appended
+     * once, under deferred_lock, in room reserved at open (perfq__catalog_complete). */
+    struct perfq_catalog catalog;
     struct perfq_provider_slot *providers;
     size_t provider_count;
+    pthread_mutex_t deferred_lock;      /* serialises the deferred providers' probe */
+    int deferred_pending;               /* atomic: 1 while some provider is deferred */
+    char *disable;                      /* PERFQ_DISABLE as it was at open (NULL: unset) */
     /* References (atomic): the caller's until perfq_close, and one per measurement. The
      * providers and the catalog are freed with the last, so that a measurement destroyed after
      * perfq_close still finds its sessions' providers (issue 14, item 9). */
@@ -44,6 +65,16 @@ struct perfq {
 };
 
 void perfq__catalog_free(struct perfq_catalog *catalog);
+/* Frees the entries at and above (groups, counters): a failed enumerate's partial additions. */
+void perfq__catalog_truncate(struct perfq_catalog *catalog, uint32_t groups, uint32_t counters);
+/* Reserves room for `groups` and `counters` more entries (deferred providers). */
+perfq_status_t perfq__catalog_reserve(struct perfq_catalog *catalog, uint32_t groups,
+                                      uint32_t counters);
+/* Probes the deferred providers (once) and publishes their groups: the whole catalog. */
+perfq_status_t perfq__catalog_complete(const perfq_t *pq);
+/* Is id a counter of the catalog (listing the deferred providers when it is beyond those so
+ * far)? Entries below the count it saw are then safe to read. */
+int perfq__catalog_has_counter(const perfq_t *pq, perfq_counter_id_t id);
 /* Marks a group (and its counters) unavailable with a reason, after enumeration. */
 perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint32_t group,
                                             const char *reason);

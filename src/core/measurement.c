@@ -70,12 +70,17 @@ static void measurement_free(struct perfq_measurement *m)
 static perfq_status_t validate_ids(const perfq_t *pq, const perfq_counter_id_t *ids, size_t n)
 {
     const struct perfq_catalog *c = &pq->catalog;
-    uint32_t *active = calloc(c->group_count ? c->group_count : 1, sizeof(*active));
+    for (size_t i = 0; i < n; i++)
+        if (!perfq__catalog_has_counter(pq, ids[i]))
+            return PERFQ_EINVAL;
+    /* Counters first: the groups published with them are then all there. */
+    uint32_t counters = perfq__catalog_counters(c), groups = perfq__catalog_groups(c);
+    uint32_t *active = calloc(groups ? groups : 1, sizeof(*active));
     if (!active)
         return PERFQ_ENOMEM;
     perfq_status_t st = PERFQ_OK;
     for (size_t i = 0; i < n && st == PERFQ_OK; i++) {
-        if (ids[i] >= c->counter_count) {
+        if (ids[i] >= counters) {
             st = PERFQ_EINVAL;
             break;
         }

@@ -5,6 +5,9 @@
  * registry.c (or handed to perfq__open_with() by a layer that owns its instances, like the GL
  * layer per context). The engine calls, in order:
  *   probe      once at perfq_open: can this source run here? Returns its state, or a reason.
+ *              Not called for a provider that PERFQ_DISABLE names (enumerate is, with the
+ *              reason "disabled by PERFQ_DISABLE"). A deferred provider (below) is probed at
+ *              the first call that needs the whole catalog instead.
  *   enumerate  once after probe, also when probe failed: adds its groups and counters to the
  *              catalog, each marked available or not (with the reason).
  *   session_open / begin / sample / end / result / session_close  per measurement, with the
@@ -70,6 +73,13 @@ struct perfq_provider_ops {
     perfq_status_t (*result)(void *session, int wait, perfq_value_t *values);
     void (*session_close)(void *session);
     void (*close)(void *state);
+    /* Deferred probing, for a provider whose probe is expensive (CUPTI's initialise CUDA: about
+     * two seconds of CPU on an H100). Nonzero: perfq_open neither probes nor lists it; it is
+     * probed and its groups are appended to the catalog at the first call that needs the whole
+     * catalog (perfq.h, perfq_catalog_probed). Its enumerate adds at most max_groups groups and
+     * max_counters counters, on success and on failure alike: the catalog's room is reserved
+     * at open, so that entries never move while other threads read them. */
+    uint32_t deferred_max_groups, deferred_max_counters;
 };
 
 /* Catalog building, for enumerate. reason NULL: available. Strings are copied. */

@@ -128,7 +128,7 @@ perfq_status_t perfq_sampler_destroy(perfq_sampler_t **ps)
 static perfq_status_t check_id(const perfq_t *pq, perfq_counter_id_t id)
 {
     const struct perfq_catalog *c = &pq->catalog;
-    if (id >= c->counter_count)
+    if (!perfq__catalog_has_counter(pq, id))
         return PERFQ_EINVAL;
     const struct perfq_counter_entry *e = &c->counters[id];
     if (!e->info.available)

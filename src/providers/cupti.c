@@ -227,4 +227,7 @@ const struct perfq_provider_ops perfq_cupti_provider = {
     .result = cupti_result,
     .session_close = cupti_session_close,
     .close = cupti_close,
+    /* Its probe initialises CUDA and CUPTI (seconds): probed when the whole catalog is read. */
+    .deferred_max_groups = CUPTI_MAX_DEVICES,
+    .deferred_max_counters = CUPTI_MAX_DEVICES * CUPTI_METRICS,
 };

@@ -637,4 +637,7 @@ const struct perfq_provider_ops perfq_cupti_range_provider = {
     .result = range_result,
     .session_close = range_session_close,
     .close = NULL,
+    /* Its probe initialises CUDA and CUPTI (seconds): probed when the whole catalog is read. */
+    .deferred_max_groups = RANGE_MAX_DEVICES,
+    .deferred_max_counters = RANGE_MAX_DEVICES * (N_METRICS + 1),
 };

@@ -99,13 +99,16 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     return 0;
 }
 
-/* The defaults also hold every available device counter (the NVIDIA providers' nvml-gpuN and
- * gpm-gpuN where a driver is present): they count the device whoever uses it, so they work for
- * any command. Unavailable device groups are left out of the defaults (no driver: nothing). */
+/* The defaults also hold every available device counter of the providers probed at open (the
+ * NVIDIA providers' nvml-gpuN and gpm-gpuN where a driver is present): they count the device
+ * whoever uses it, so they work for any command. Unavailable device groups are left out of the
+ * defaults (no driver: nothing). CUPTI's device-wide counters (cupti-gpuN) are not among them:
+ * their provider is deferred (its probe initialises CUDA, about 2 s of CPU on an H100, and its
+ * sampling costs about 5% of a core), so they are counted when named with -e only. */
 static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
 {
     uint32_t count = 0;
-    perfq_counter_count(pq, &count);
+    perfq_catalog_probed(pq, NULL, &count);
     for (uint32_t id = 0; id < count; id++) {
         perfq_counter_info_t ci;
         perfq_group_info_t gi;

@@ -5,8 +5,9 @@
  * (intel_query_types.c) names the documented types ("Pipeline Statistics", "Host CPU") and the
  * catalog groups behind them; every other available catalog group (one added by a later
  * provider: NVML, CUPTI...) becomes a query type of its own, named after the group, with no code
- * here. The catalog is fixed once perfq__open_with() returns, so the list is built once per
- * context and query ids stay stable for the context's life.
+ * here. The catalog is whole and fixed once perfq_group_count() has returned (it lists the
+ * deferred providers first: perfq.h, perfq_open), so the list is built once per context and
+ * query ids stay stable for the context's life.
  *
  * The result layout of a type: its counters in order, each at an offset aligned to its own size,
  * the total rounded up to 8 bytes (docs/intel-performance-query.md, "Result layout").
