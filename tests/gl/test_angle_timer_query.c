@@ -648,18 +648,26 @@ static void test_timestamp_and_disjoint(void **state)
     assert_true(d == 0 || d == 1);
 }
 
-/* GPU-bound work (heavy fragment shading, timed around glFinish): the elapsed time cannot exceed
- * the wall time around it (+1 ms for clock domains) and, the work being GPU-bound, is at least
- * half of it. The amount of work grows until the wall time is >= 100 ms, so the check does not
- * depend on the machine's speed. */
+/* GPU-bound work (heavy fragment shading, timed around glFinish) against the wall clock. The
+ * amount of work grows until the wall time is >= 100 ms, so the check does not depend on the
+ * machine's speed.
+ * - Every measurement lies inside the time from before begin to after its result was read
+ *   (+1 ms for the GPU's clock domain on the query path): on the fence path both stamps are
+ *   CLOCK_MONOTONIC times taken in that span, whatever the load.
+ * - A clean one also lies inside the wall time around glFinish (+1 ms) and, the work being
+ *   GPU-bound, is at least half of it. On a loaded machine the fence path's end stamp can be
+ *   taken after glFinish returned: the helper that blocked on the fence is woken late (its
+ *   stamp is exact only to its wake-up latency, unseen), or a stamp the layer knows is late
+ *   (disjoint) is taken at the read. Such a measurement is taken again, at most 10 times:
+ *   disjoint was seen in half the measurements with 4 busy loops beside 4 runs on 2 cores. */
 static void test_elapsed_against_wall_clock(void **state)
 {
     (void)state;
     GLuint q = gen1();
-    int quads = 1, iters = 100, compared = 0, disjoint_seen = 0;
+    int quads = 1, iters = 100, compared = 0, retried = 0;
     GLint disjoint = 0;
     gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);   /* clears it */
-    for (int attempt = 0; attempt < 25 && !compared; attempt++) {
+    for (int attempt = 0; attempt < 35 && !compared; attempt++) {
         gl.glFinish();
         uint64_t t0 = glt_now_ns();
         gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
@@ -669,21 +677,24 @@ static void test_elapsed_against_wall_clock(void **state)
         uint64_t wall = glt_now_ns() - t0;
         GLuint64 elapsed = 0;
         gl.glGetQueryObjectui64vANGLE(q, GL_QUERY_RESULT_ANGLE, &elapsed);
+        uint64_t until_read = glt_now_ns() - t0;
         gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
         assert_int_equal(glt_error(), GL_NO_ERROR);
-        /* The upper bound holds whatever happened; a disjoint interval (a fence stamped late on
-         * a loaded machine) is not asked for the lower one: measured again, at most 5 times. */
-        assert_true(elapsed <= wall + 1000000u);
-        if (disjoint && wall >= 100000000ull && disjoint_seen < 5) {
-            disjoint_seen++;
-            continue;
-        }
+        assert_true(elapsed <= until_read + 1000000u);
         if (wall < 100000000ull) {
             /* more work: more quads up to 64, then heavier fragments */
             if (quads < 64)
                 quads *= 2;
             else
                 iters *= 2;
+            continue;
+        }
+        int late = elapsed > wall + 1000000u;
+        if ((disjoint || late) && retried < 10) {
+            retried++;
+            printf("# measured again: elapsed %.3f ms, wall %.3f ms, until read %.3f ms%s\n",
+                   elapsed / 1e6, wall / 1e6, until_read / 1e6,
+                   disjoint ? ", disjoint" : ", a stamp taken after glFinish returned");
             continue;
         }
         printf("# %d quads x %d iterations: elapsed %.3f ms, wall %.3f ms, ratio %.3f\n", quads,
@@ -698,7 +709,7 @@ static void test_elapsed_against_wall_clock(void **state)
             assert_true(elapsed >= wall / 2);
         compared = 1;
     }
-    printf("# %d disjoint interval(s) measured again\n", disjoint_seen);
+    printf("# %d measurement(s) taken again\n", retried);
     /* The work doubles each round: 20 rounds always reach 100 ms of wall time. */
     assert_true(compared);
     del1(q);
