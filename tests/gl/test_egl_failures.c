@@ -97,6 +97,46 @@ static void test_make_current_fails_after_destroy(void **state)
     glt_destroy(&b);
 }
 
+/* EGL 1.5 3.1: "eglGetError returns the error of the last called EGL function in the current
+ * thread". GL calls are no EGL functions: the EGL calls the layer makes inside them (the fence
+ * timer's eglCreateSyncKHR, eglClientWaitSyncKHR, eglDestroySyncKHR on llvmpipe) must leave the
+ * program's pending EGL error as it was. */
+static void test_gl_calls_keep_the_egl_error(void **state)
+{
+    (void)state;
+    struct glt a;
+    assert_int_equal(glt_create(&a, dpy, kind, 32, 32), 0);
+    GLuint q[2] = {0, 0};
+    gl.glGenQueriesANGLE(2, q);
+    GLuint id = glt_intel_query_id("GPU Time"), h = 0;
+    assert_int_not_equal(id, 0);
+    gl.glCreatePerfQueryINTEL(id, &h);
+    GLuint size = glt_intel_data_size(id);
+    void *data = malloc(size);
+    assert_non_null(data);
+    for (int round = 0; round < 3; round++) {
+        EGLSurface bogus = (EGLSurface)(uintptr_t)0x1234;
+        assert_false(eglMakeCurrent(dpy, bogus, bogus, a.ctx));   /* EGL_BAD_SURFACE pending */
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[0]);
+        gl.glBeginPerfQueryINTEL(h);
+        glt_draw_quads(&a, 1, 0);
+        gl.glEndPerfQueryINTEL(h);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        gl.glQueryCounterANGLE(q[1], GL_TIMESTAMP_ANGLE);
+        GLuint64 ns = 0;
+        gl.glGetQueryObjectui64vANGLE(q[0], GL_QUERY_RESULT_ANGLE, &ns);
+        gl.glGetQueryObjectui64vANGLE(q[1], GL_QUERY_RESULT_ANGLE, &ns);
+        assert_int_equal(glt_intel_result_wait(h, data, size), size);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        assert_int_equal(eglGetError(), EGL_BAD_SURFACE);
+        assert_int_equal(eglGetError(), EGL_SUCCESS);
+    }
+    free(data);
+    gl.glDeletePerfQueryINTEL(h);
+    gl.glDeleteQueriesANGLE(2, q);
+    glt_destroy(&a);
+}
+
 /* Another display than the tests' own (eglTerminate of that one would end every context of the
  * process): Mesa's surfaceless one, or else the first EGL device's. */
 static EGLDisplay other_display(void)
@@ -322,6 +362,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_destroy_context_bad_display),
         cmocka_unit_test(test_make_current_fails_after_destroy),
+        cmocka_unit_test(test_gl_calls_keep_the_egl_error),
         cmocka_unit_test(test_destroy_context_queries_active_not_current),
         cmocka_unit_test(test_destroy_context_queries_active_current),
         cmocka_unit_test(test_terminate_display_queries_active_not_current),

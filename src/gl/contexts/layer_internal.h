@@ -203,6 +203,11 @@ void *perfq_gl_share_group_data(const struct perfq_gl_share_group *g, int id);
 void perfq_gl_display_destroyed(void *display);
 /* A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
 void perfq_gl_egl_call_wrapped(void);
+/* The layer is about to call EGL itself on a program's thread inside a GL call (the fence
+ * timer's syncs): EGL 1.5 3.1, "eglGetError returns the error of the last called EGL function
+ * in the current thread", and GL calls are none. The program's pending EGL error is taken from
+ * the driver first and kept for the program's next eglGetError (egl_display.c). */
+void perfq_gl_egl_own_call(void);
 
 /* query_virtualization.c */
 void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);

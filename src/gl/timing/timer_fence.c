@@ -62,6 +62,8 @@ static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_sta
 void perfq_gl_fence_release(struct perfq_gl_timer_state *s, struct fence_stamp *f, int gl_usable)
 {
     if (f->refs == 2 && !f->passed && f->waiters == 0 && gl_usable) {
+        if (!s->glx && !f->destroyed && !display_gone(s))
+            perfq_gl_egl_own_call();    /* the program's thread: keep its EGL error */
         queue_unlink(s, f);
         f->passed = 1;
         if (!f->done) {
@@ -277,6 +279,7 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
         gl->glFlush();      /* another thread waits on it: it must reach the driver now */
         perfq_gl_error_guard_end(&c->pub);
     } else {
+        perfq_gl_egl_own_call();    /* the program's thread: keep its EGL error */
         f->sync = gl->eglCreateSyncKHR(s->dpy, EGL_SYNC_FENCE_KHR, NULL);
     }
     if (!f->sync) {
@@ -338,6 +341,8 @@ perfq_status_t perfq_gl_fence_result(struct perfq_gl_timer_state *s, struct fenc
     /* Only beside the helper (f is the fence it is on): a caller never runs ahead of it, so the
      * helper's queue (and the driver's sync objects) cannot pile up behind the caller. */
     if (wait && !f->done && !f->destroyed && s->head == f) {
+        if (!s->glx)
+            perfq_gl_egl_own_call();    /* a program's thread: keep its EGL error */
         fence_wait_and_stamp(s, f);
         fence_maybe_destroy(s, f);
     }

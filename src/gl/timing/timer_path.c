@@ -34,6 +34,7 @@ static int egl_fences(struct perfq_gl_ctx *c)
     if (c->pub.window_system != PERFQ_GL_WS_EGL || !gl->eglCreateSyncKHR ||
         !gl->eglClientWaitSyncKHR || !gl->eglDestroySyncKHR || !gl->eglQueryString)
         return 0;
+    perfq_gl_egl_own_call();    /* inside a GL call: keep the program's EGL error */
     const char *ext = gl->eglQueryString(c->pub.display, EGL_EXTENSIONS);
     if (!ext)
         return 0;
