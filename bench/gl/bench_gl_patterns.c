@@ -38,12 +38,16 @@
  * that do nothing (results read 1): the layer's own CPU time per query against the wrappers'
  * pass-through, without the driver's noise (a profile of the layer, not a driver figure).
  * --only=angle, --only=intel: that extension's comparisons alone.
+ * --cpu: time by the CPU time of the whole process (every thread: the driver's, the layer's fence
+ * helper) instead of the calling thread's wall clock: what a query costs in CPU, where a
+ * driver's or the layer's threads do part of the work (llvmpipe's fence path).
  * Usage: bench-gl-patterns [--count|--calls|--layer-only] [--paths=query,fence] [--rounds=N]
- *        [--iterations=N] [--only=angle|intel]
+ *        [--iterations=N] [--only=angle|intel] [--cpu]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gl_test.h"
 #include "gl/contexts/layer_internal.h"
@@ -58,6 +62,18 @@ static int counting;
 static int calls_only;
 static int layer_only;
 static int want_angle = 1, want_intel = 1;  /* --only=angle|intel */
+static int cpu_time;                          /* --cpu: the process's CPU time, every thread */
+
+/* What an iteration is timed by: the wall clock, or with --cpu the CPU time of every thread of
+ * the process (the driver's threads and the layer's fence helper included). */
+static uint64_t bench_now(void)
+{
+    if (!cpu_time)
+        return glt_now_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 static const int batches[3] = {1, 64, 4000};
 static const char *const batch_names[3] = {"waited", "every 64", "at end"};
 
@@ -266,7 +282,7 @@ static GLuint64 sink;
  * wrappers, which pass it to the driver while perfq has nothing active on the target). */
 static double run_driver(int batch, const GLuint *q)
 {
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         gl.glBeginQuery(GL_TIME_ELAPSED, q[i % batch]);
         draw();
@@ -279,12 +295,12 @@ static double run_driver(int batch, const GLuint *q)
             }
         }
     }
-    return (double)(glt_now_ns() - t0) / iterations;
+    return (double)(bench_now() - t0) / iterations;
 }
 
 static double run_angle(int batch, const GLuint *q)
 {
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q[i % batch]);
         draw();
@@ -297,7 +313,7 @@ static double run_angle(int batch, const GLuint *q)
             }
         }
     }
-    return (double)(glt_now_ns() - t0) / iterations;
+    return (double)(bench_now() - t0) / iterations;
 }
 
 /* Two EGL fences around the draw, waited and destroyed at read time (f[2 * batch]); with
@@ -307,7 +323,7 @@ static double run_fences(int batch, EGLSyncKHR *f, int n, const GLenum *targets,
 {
     const struct perfq_gl_dispatch *real = perfq_gl_dispatch();
     EGLDisplay dpy = T.dpy;
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         int j = i % batch;
         for (int k = 0; k < n; k++)
@@ -333,13 +349,13 @@ static double run_fences(int batch, EGLSyncKHR *f, int n, const GLenum *targets,
             }
         }
     }
-    return (double)(glt_now_ns() - t0) / iterations;
+    return (double)(bench_now() - t0) / iterations;
 }
 
 /* The driver queries by hand, in the layer's order (targets[0] is GL_TIME_ELAPSED). */
 static double run_hand(int batch, int n, const GLenum *targets, GLuint *const *hq)
 {
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         int j = i % batch;
         for (int k = 0; k < n; k++)
@@ -358,12 +374,12 @@ static double run_hand(int batch, int n, const GLenum *targets, GLuint *const *h
             }
         }
     }
-    return (double)(glt_now_ns() - t0) / iterations;
+    return (double)(bench_now() - t0) / iterations;
 }
 
 static double run_intel(int batch, const GLuint *h, void *data, GLuint size)
 {
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         int j = i % batch;
         intel.BeginPerfQuery(h[j]);
@@ -378,7 +394,7 @@ static double run_intel(int batch, const GLuint *h, void *data, GLuint size)
             }
         }
     }
-    return (double)(glt_now_ns() - t0) / iterations;
+    return (double)(bench_now() - t0) / iterations;
 }
 
 /* ---- single driver calls (--calls) ---------------------------------------------------- */
@@ -389,7 +405,7 @@ static double time_calls(int which, int n)
     GLuint q = 0;
     GLint v = 0;
     real->glGenQueries(1, &q);
-    uint64_t t0 = glt_now_ns();
+    uint64_t t0 = bench_now();
     for (int i = 0; i < n; i++) {
         switch (which) {
         case 0: sink += real->glGetError(); break;
@@ -410,7 +426,7 @@ static double time_calls(int which, int n)
         default: break;
         }
     }
-    double r = (double)(glt_now_ns() - t0) / n;
+    double r = (double)(bench_now() - t0) / n;
     real->glDeleteQueries(1, &q);
     return r;
 }
@@ -658,8 +674,9 @@ static void run_path(const char *path)
         for (int bi = 0; bi < 3; bi++)
             for (int v = 0; v < V_COUNT; v++)
                 m[bi][v] = used[v] ? median(t[bi][v], rounds) : 0;
-        printf("us per iteration (1-triangle draw, rasterizer discard), median of %d rounds of "
-               "%d:\n", rounds, iterations);
+        printf("us %s per iteration (1-triangle draw, rasterizer discard), median of %d "
+               "rounds of %d:\n", cpu_time ? "of process CPU time" : "(wall clock)", rounds,
+               iterations);
         for (int k = 0; k < npairs; k++) {
             int ref = pairs[k].ref, lay = pairs[k].layer;
             char head[96];
@@ -693,6 +710,8 @@ int main(int argc, char **argv)
             calls_only = 1;
         else if (strcmp(argv[i], "--layer-only") == 0)
             layer_only = 1;
+        else if (strcmp(argv[i], "--cpu") == 0)
+            cpu_time = 1;
         else if (strcmp(argv[i], "--only=angle") == 0)
             want_intel = 0;
         else if (strcmp(argv[i], "--only=intel") == 0)
@@ -705,7 +724,7 @@ int main(int argc, char **argv)
             iterations = atoi(argv[i] + 13);
         else {
             fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence] [--rounds=N] "
-                    "[--iterations=N] [--layer-only] [--only=angle|intel]\n", argv[0]);
+                    "[--iterations=N] [--layer-only] [--only=angle|intel] [--cpu]\n", argv[0]);
             return 2;
         }
     }

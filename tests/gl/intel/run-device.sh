@@ -4,14 +4,17 @@
 # benchmark (2).
 #   tests/gl/intel/run-device.sh BUILD_DIR
 # Prints each program's cmocka summary and exit status, and a last line "N passed, M failed,
-# K skipped" (exit status 77 counts as skipped).
+# K skipped" (exit status 77 counts as skipped). Each program gets TIMEOUT seconds (default 120,
+# meson's limit for these tests; exit 124 past it), so that one slow program cannot use up the
+# device call: on the NVIDIA driver intel-cycles ran past 45 s on every kind (2026-11-26,
+# docs/gl-layer-performance.md).
 build=${1:-build-intel}
 dir="$build/tests/gl/intel"
 passed=0 failed=0 skipped=0
 run() {   # name, program, args...
     local name=$1; shift
     local out rc
-    out=$("$@" 2>&1); rc=$?
+    out=$(timeout "${TIMEOUT:-120}" "$@" 2>&1); rc=$?
     echo "--- $name: exit $rc"
     printf '%s\n' "$out" | grep -E 'renderer:|GPU time|CPU Time|quad:|types |PASSED|FAILED  \]|SKIPPED  \] [0-9]|ERROR|LINE|skipped' | head -20
     if [ $rc -eq 0 ]; then passed=$((passed + 1))
