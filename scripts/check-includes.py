@@ -5,6 +5,12 @@ Every `#include "..."` of a source under src/ and tools/perfq/ names a folder (o
 table says so, a file) the including folder may use; in src/gl/ a folder includes only from
 itself and from folders of a lower rank (no circle). A new folder must be added here and to
 docs/design.md's table. Usage: check-includes.py SOURCE_ROOT
+
+With `--calls NM ARCHIVE` (the GL layer's objects, libperfq-gl-objects.a) it checks the calls
+too: no object calls a function defined in a folder of a higher rank, so that no folder reaches
+up by declaring what it cannot include (a service reaches contexts/ through the hooks it
+registers there, as a front end does). gl_layer.h, the interface, declares calls the services
+define: a folder that calls them ranks above those services.
 """
 import os
 import re
@@ -14,16 +20,18 @@ import sys
 GL_RANK = {
     'dispatch': 1,          # the one list, the real-function table, the wrappers' declarations
     'gl_layer.h': 2,        # the front-end module interface
-    'contexts': 3,          # contexts, share groups, the front-end registry, layer_internal.h
+    'contexts': 3,          # contexts, displays, share groups, the front-end registry, errors
     'virtualization': 4,    # service: query virtualisation
-    'providers': 4,         # the layer's counters as engine providers (gl, driver counters)
     'timing': 5,            # service: the trustworthy GPU timer (uses virtualisation)
-    'injection': 6,         # the program's calls: wrappers, GetProcAddress, extensions, errors
-    'angle': 7,             # front ends
-    'nvres': 7,
-    'stat': 7,
-    'intel': 8,             # offers GL_NV_query_resource's "GL Memory" (nvres/) as a query type
+    'providers': 6,         # the layer's counters as engine providers (uses the timer)
+    'injection': 7,         # the program's calls: wrappers, GetProcAddress (counts calls)
+    'angle': 8,             # front ends
+    'nvres': 8,
+    'stat': 8,
+    'intel': 9,             # offers GL_NV_query_resource's "GL Memory" (nvres/) as a query type
 }
+# Objects of the GL layer built from outside src/gl/ (their archive member names).
+OTHER_RANK = {'.._egl': 8, '.._core': 0}   # EGL front ends; the channels' sending ends
 
 # Outside src/gl/: what each source folder may name: a top-level include folder ('core'), a
 # folder below one ('gl/providers/'), or one file ('providers/opencl_command.h'). '' is the
@@ -94,8 +102,51 @@ def verdict(rel, target):
     return f'{folder} may include {", ".join(sorted(a or "its own files" for a in allowed))} only'
 
 
+def object_rank(member):
+    """(folder, rank) of an archive member: FOLDER_file.c.o, or .._egl_file.c.o."""
+    name = os.path.basename(member)
+    for prefix, rank in OTHER_RANK.items():
+        if name.startswith(prefix + '_'):
+            return prefix[3:], rank
+    folder = name.split('_')[0]
+    return folder, GL_RANK.get(folder)
+
+
+def check_calls(nm, archive):
+    import subprocess
+    out = subprocess.run([nm, '-A', archive], check=True, capture_output=True, text=True).stdout
+    defined, used = {}, []
+    for line in out.splitlines():   # ARCHIVE:MEMBER:[VALUE] TYPE NAME
+        m = re.match(r'^.*?:([^:]+\.o):\s*[0-9a-f]*\s+(\w)\s+(\S+)$', line)
+        if not m:
+            continue
+        member, kind, sym = m.groups()
+        if kind in 'TDBRVW':
+            defined[sym] = member
+        elif kind == 'U':
+            used.append((member, sym))
+    bad = []
+    for member, sym in used:
+        if sym not in defined:
+            continue
+        (src, src_rank), (dst, dst_rank) = object_rank(member), object_rank(defined[sym])
+        if src_rank is None or dst_rank is None:
+            unknown = member if src_rank is None else defined[sym]
+            bad.append(f'{os.path.basename(unknown)}: its folder is not in scripts/check-includes.py')
+        elif src != dst and dst_rank > src_rank:
+            bad.append(f'{os.path.basename(member)} ({src}, rank {src_rank}) calls {sym} of '
+                       f'{os.path.basename(defined[sym])} ({dst}, rank {dst_rank})')
+    return sorted(set(bad))
+
+
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
+    args = sys.argv[1:]
+    calls = None
+    if '--calls' in args:
+        i = args.index('--calls')
+        calls = args[i + 1:i + 3]
+        del args[i:i + 3]
+    root = args[0] if args else os.path.join(os.path.dirname(__file__), '..')
     bad = check(root)
     for b in bad:
         print(b)
@@ -103,6 +154,14 @@ def main():
         print(f'{len(bad)} include(s) against the layers of docs/design.md')
         return 1
     print('every include points down the layers')
+    if calls:
+        bad = check_calls(*calls)
+        for b in bad:
+            print(b)
+        if bad:
+            print(f'{len(bad)} call(s) up the layers of docs/design.md')
+            return 1
+        print('every call in the GL layer points down the layers')
     return 0
 
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 PERFQ_GL_TLS struct perfq_gl_ctx *perfq_gl_tls_current;
+struct perfq_gl_context_services perfq_gl_context_services;
 
 /* context_lock protects the context list and each context's lifetime fields. */
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -124,8 +125,10 @@ static void finalize(struct perfq_gl_ctx *c, int gl_usable)
     c->gl_usable_in_finalize = gl_usable;
     if (c->initialized)
         perfq_gl_frontends_context_destroyed(c, gl_usable);
-    perfq_gl_timer_free_context(c, gl_usable);
-    perfq_gl_vq_free_context(c, gl_usable);
+    if (perfq_gl_context_services.timer_free_context)
+        perfq_gl_context_services.timer_free_context(c, gl_usable);
+    if (perfq_gl_context_services.vq_free_context)
+        perfq_gl_context_services.vq_free_context(c, gl_usable);
     perfq_gl_extensions_free(c);
     c->finalized = 1;
 }
@@ -153,8 +156,8 @@ void perfq_gl_context_before_switch(void *new_handle)
         return;
     /* Leaving this thread: no perfq query stays active at the driver in a context that is
      * current nowhere (perfq_gl_vq_suspend says why). */
-    if (old->initialized && !old->finalized)
-        perfq_gl_vq_suspend(old);
+    if (old->initialized && !old->finalized && perfq_gl_context_services.vq_suspend)
+        perfq_gl_context_services.vq_suspend(old);
     if (!old->destroy_pending)
         return;
     /* Destroyed while current, and about to leave: finish its GPU work while it is still current
@@ -199,15 +202,15 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
     }
     if (new_ctx && !new_ctx->initialized)
         initialize(new_ctx);
-    else if (new_ctx && !new_ctx->finalized)
-        perfq_gl_vq_resume(new_ctx);
+    else if (new_ctx && !new_ctx->finalized && perfq_gl_context_services.vq_resume)
+        perfq_gl_context_services.vq_resume(new_ctx);
 }
 
 void perfq_gl_context_switch_failed(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c && c->initialized && !c->finalized)
-        perfq_gl_vq_resume(c);
+    if (c && c->initialized && !c->finalized && perfq_gl_context_services.vq_resume)
+        perfq_gl_context_services.vq_resume(c);
 }
 
 void perfq_gl_context_destroyed(void *handle)

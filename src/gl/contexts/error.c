@@ -125,3 +125,52 @@ PERFQ_GL_EXPORT GLenum glGetError(void)
         perfq_gl_bindings_forget(c);        /* the error may be a bind's (layer_bindings.c) */
     return e;
 }
+
+/* ---- EGL ------------------------------------------------------------------------------------- */
+
+/* The error a front end's EGL entry point left for this thread (EGL_SUCCESS: none). */
+static PERFQ_GL_TLS EGLint egl_error = EGL_SUCCESS;
+
+/* The program's EGL error the layer took from the driver before an EGL call of its own on this
+ * thread (perfq_gl_egl_own_call; EGL_SUCCESS: none). Any EGL call of the program's the layer
+ * sees replaces it. One it cannot see (an EGL function the layer does not wrap) that succeeds
+ * after such a call leaves it standing, so the program's next eglGetError would return it
+ * instead of EGL_SUCCESS: the one case this does not cover (docs/gl-layer.md). */
+static PERFQ_GL_TLS EGLint taken_error = EGL_SUCCESS;
+
+void perfq_gl_egl_record_error(EGLint error)
+{
+    egl_error = error;
+    taken_error = EGL_SUCCESS;
+}
+
+void perfq_gl_egl_call_wrapped(void)
+{
+    egl_error = EGL_SUCCESS;
+    taken_error = EGL_SUCCESS;
+}
+
+void perfq_gl_egl_own_call(void)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    EGLint driver = gl->eglGetError ? gl->eglGetError() : EGL_SUCCESS;
+    if (driver != EGL_SUCCESS)
+        taken_error = driver;
+}
+
+EGLint perfq_gl_egl_take_error(EGLint driver)
+{
+    EGLint taken = taken_error;
+    taken_error = EGL_SUCCESS;
+    /* A front end's entry point ran after the driver's last call: its error is the last one
+     * (the driver's pending one was read by the caller, so it is cleared too, as the spec
+     * says). */
+    if (egl_error != EGL_SUCCESS) {
+        EGLint e = egl_error;
+        egl_error = EGL_SUCCESS;
+        return e;
+    }
+    /* The driver's, from a call of the program's since the layer's own: the last one. Else the
+     * one the layer took before its own calls. */
+    return driver != EGL_SUCCESS ? driver : taken;
+}

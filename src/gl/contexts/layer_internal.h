@@ -199,33 +199,40 @@ void perfq_gl_share_group_create_data(struct perfq_gl_ctx *c, int id,
                                       const struct perfq_gl_frontend *fe);
 void *perfq_gl_share_group_data(const struct perfq_gl_share_group *g, int id);
 
-/* egl_display.c */
+/* display.c: a display's record, made at eglInitialize (the display-scoped front ends' created
+ * hooks run), dropped at eglTerminate (their destroyed hooks); its extension string with the
+ * front ends' display extensions (driver: the driver's string), NULL where none is added. */
+void perfq_gl_display_initialized(void *display);
 void perfq_gl_display_destroyed(void *display);
-/* A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
+const char *perfq_gl_display_extensions(void *display, const char *driver);
+
+/* error.c, EGL. A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
 void perfq_gl_egl_call_wrapped(void);
 /* The layer is about to call EGL itself on a program's thread inside a GL call (the fence
  * timer's syncs): EGL 1.5 3.1, "eglGetError returns the error of the last called EGL function
  * in the current thread", and GL calls are none. The program's pending EGL error is taken from
- * the driver first and kept for the program's next eglGetError (egl_display.c). */
+ * the driver first and kept for the program's next eglGetError. */
 void perfq_gl_egl_own_call(void);
+/* What the wrapped eglGetError returns, given the driver's error just read: a front end's error
+ * since the program's last EGL call first, then the driver's, then one perfq_gl_egl_own_call
+ * took; the thread's state is cleared. */
+EGLint perfq_gl_egl_take_error(EGLint driver);
 
-/* query_virtualization.c */
-void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
-/* The context (current on this thread) is about to stop being current: the layer's driver
- * queries active in it are ended (their logical queries stay active, resumed at its next
- * make-current). Mesa's llvmpipe frees the queries of a destroyed context without waiting for
- * its rasterizer threads when a query was never ended, and they then write into freed memory:
- * a context that is current nowhere never has a perfq query active at the driver. */
-void perfq_gl_vq_suspend(struct perfq_gl_ctx *ctx);
-/* The context is current on this thread again (or a switch away from it failed): the logical
- * queries still active get a new driver segment each, so their results stay the exact sum. */
-void perfq_gl_vq_resume(struct perfq_gl_ctx *ctx);
-/* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
-void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GLuint64 *value);
-
-/* gpu_timer.c */
-void perfq_gl_timer_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
-void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out);
+/* The services' per-context work, which context.c runs at a context's switches and end. The
+ * services (virtualization/, timing/) sit above contexts/, so each fills its own members from a
+ * constructor at load (query_virtualization.c, gpu_timer.c) instead of context.c calling up
+ * into them: calls point down the folders as includes do. A member left NULL does nothing. */
+struct perfq_gl_context_services {
+    /* The context (current on this thread) is about to stop being current, and is current again
+     * (or a switch away from it failed): perfq_gl_vq_suspend and perfq_gl_vq_resume. */
+    void (*vq_suspend)(struct perfq_gl_ctx *ctx);
+    void (*vq_resume)(struct perfq_gl_ctx *ctx);
+    /* Finalisation, in this order (a timer holds virtual queries); GL calls only when
+     * gl_usable. */
+    void (*timer_free_context)(struct perfq_gl_ctx *ctx, int gl_usable);
+    void (*vq_free_context)(struct perfq_gl_ctx *ctx, int gl_usable);
+};
+extern struct perfq_gl_context_services perfq_gl_context_services;
 
 static inline struct perfq_gl_ctx *perfq_gl_active_context(void)
 {

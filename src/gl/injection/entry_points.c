@@ -5,6 +5,7 @@
  * driver answers every other name.
  */
 #include "gl/contexts/layer_internal.h"
+#include "gl/timing/gpu_timer.h"
 #include "gl/virtualization/query_virtualization.h"
 
 #include <string.h>

@@ -16,6 +16,7 @@
  * the rules), timer_disjoint.c (disjoint tracking), timer_internal.h (what they share).
  */
 #include "gl/timing/glx_fence.h"
+#include "gl/timing/gpu_timer.h"
 #include "gl/timing/timer_internal.h"
 #include "gl/virtualization/query_virtualization.h"
 #include "perfq/angle_timer_query.h"
@@ -262,6 +263,11 @@ void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
         return;
     }
     free(t);
+}
+
+__attribute__((constructor)) static void timer_register_context_services(void)
+{
+    perfq_gl_context_services.timer_free_context = perfq_gl_timer_free_context;
 }
 
 void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)

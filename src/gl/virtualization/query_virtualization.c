@@ -492,6 +492,13 @@ void perfq_gl_vq_rotate(struct perfq_gl_ctx *c, int slot, struct perfq_gl_vquery
     sl->serial++;
 }
 
+__attribute__((constructor)) static void vq_register_context_services(void)
+{
+    perfq_gl_context_services.vq_suspend = perfq_gl_vq_suspend;
+    perfq_gl_context_services.vq_resume = perfq_gl_vq_resume;
+    perfq_gl_context_services.vq_free_context = perfq_gl_vq_free_context;
+}
+
 void perfq_gl_vq_suspend(struct perfq_gl_ctx *c)
 {
     struct perfq_gl_vq_state *s = c->vq;

@@ -159,4 +159,19 @@ void perfq_gl_vq_end_driver(struct perfq_gl_ctx *ctx, GLenum target, GLuint inde
  * struct perfq_gl_ctx). */
 extern atomic_ullong perfq_gl_vq_live_segments, perfq_gl_vq_live_records;
 
+/* The service's per-context work (contexts/layer_internal.h, struct perfq_gl_context_services):
+ * registered there at load, run by context.c. */
+void perfq_gl_vq_free_context(struct perfq_gl_ctx *ctx, int gl_usable);
+/* The context (current on this thread) is about to stop being current: the layer's driver
+ * queries active in it are ended (their logical queries stay active, resumed at its next
+ * make-current). Mesa's llvmpipe frees the queries of a destroyed context without waiting for
+ * its rasterizer threads when a query was never ended, and they then write into freed memory:
+ * a context that is current nowhere never has a perfq query active at the driver. */
+void perfq_gl_vq_suspend(struct perfq_gl_ctx *ctx);
+/* The context is current on this thread again (or a switch away from it failed): the logical
+ * queries still active get a new driver segment each, so their results stay the exact sum. */
+void perfq_gl_vq_resume(struct perfq_gl_ctx *ctx);
+/* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
+void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GLuint64 *value);
+
 #endif
