@@ -11,7 +11,7 @@
 # those out; LOG_DIR=DIR keeps each step's whole output there (the console gets its last 40 lines).
 build=${1:-build}
 passed=0 failed=0 skipped=0
-# The carried libraries perfq's CLI links (libmicrohttpd and what it needs), after the system's.
+# The carried libraries perfq serve opens (libmicrohttpd and what it needs), after the system's.
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$build")/lib
 step() {   # name, command...
     local name=$1; shift

@@ -30,6 +30,7 @@ int cmd_serve(int argc, char **argv)
 #else
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -41,6 +42,44 @@ int cmd_serve(int argc, char **argv)
 
 #define MAX_PIDS 64
 #define MAX_SERIES 4096
+
+/* libmicrohttpd is opened when perfq serve starts rather than linked: linked, it and what it
+ * needs (GnuTLS, nettle, gmp, p11-kit, libidn2...: ten libraries) were loaded and relocated at
+ * every perfq start, about 12 ms of CPU per run on the development machine (a program that
+ * links it against one that does not), paid by every perfq stat and perfq record of a short
+ * program. Its header still gives the types, so each pointer has the function's own type. */
+#define MHD_FUNCTIONS(X)                                                                      \
+    X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_get_daemon_info)                             \
+    X(MHD_create_response_from_buffer) X(MHD_add_response_header) X(MHD_queue_response)       \
+    X(MHD_destroy_response)
+
+static struct {
+#define MHD_POINTER(name) __typeof__(name) *name;
+    MHD_FUNCTIONS(MHD_POINTER)
+#undef MHD_POINTER
+} mhd;
+
+static int load_microhttpd(void)
+{
+    static const char *const names[] = {"libmicrohttpd.so.12", "libmicrohttpd.so"};
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        fprintf(stderr, "perfq serve: cannot load libmicrohttpd (Debian: libmicrohttpd12): %s\n",
+                e ? e : "not found");
+        return -1;
+    }
+#define MHD_LOAD(name)                                                                        \
+    if (!(*(void **)&mhd.name = dlsym(h, #name))) {                                           \
+        fprintf(stderr, "perfq serve: libmicrohttpd lacks %s\n", #name);                       \
+        return -1;                                                                            \
+    }
+    MHD_FUNCTIONS(MHD_LOAD)
+#undef MHD_LOAD
+    return 0;
+}
 
 struct target {
     perfq_sampler_t *sampler;
@@ -159,30 +198,30 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     struct MHD_Response *r;
     unsigned code;
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        r = MHD_create_response_from_buffer(sizeof(not_allowed) - 1, (void *)not_allowed,
+        r = mhd.MHD_create_response_from_buffer(sizeof(not_allowed) - 1, (void *)not_allowed,
                                             MHD_RESPMEM_PERSISTENT);
         code = MHD_HTTP_METHOD_NOT_ALLOWED;
         if (r)
-            MHD_add_response_header(r, "Allow", "GET, HEAD");
+            mhd.MHD_add_response_header(r, "Allow", "GET, HEAD");
     } else if (strcmp(url, "/metrics") != 0) {
-        r = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *)not_found,
+        r = mhd.MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *)not_found,
                                             MHD_RESPMEM_PERSISTENT);
         code = MHD_HTTP_NOT_FOUND;
     } else {
         /* The scrape's whole work: one copy of the text the sampling thread formatted. */
         pthread_mutex_lock(&srv->lock);
-        r = MHD_create_response_from_buffer(srv->current.len, srv->current.s,
+        r = mhd.MHD_create_response_from_buffer(srv->current.len, srv->current.s,
                                             MHD_RESPMEM_MUST_COPY);
         pthread_mutex_unlock(&srv->lock);
         code = MHD_HTTP_OK;
         if (r)
-            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+            mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                                     "text/plain; version=0.0.4; charset=utf-8");
     }
     if (!r)
         return MHD_NO;
-    enum MHD_Result ret = MHD_queue_response(conn, code, r);
-    MHD_destroy_response(r);
+    enum MHD_Result ret = mhd.MHD_queue_response(conn, code, r);
+    mhd.MHD_destroy_response(r);
     return ret;
 }
 
@@ -330,6 +369,8 @@ int cmd_serve(int argc, char **argv)
                 o.listen);
         return CLI_EXIT_USAGE;
     }
+    if (load_microhttpd() != 0)
+        return CLI_EXIT_USAGE;
     perfq_t *pq = NULL;
     perfq_status_t st = perfq_open(&pq);
     if (st != PERFQ_OK) {
@@ -360,7 +401,7 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
-    d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+    d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
                              (v6 ? MHD_USE_IPv6 : 0),
                          0, NULL, NULL, answer, &srv,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
@@ -372,7 +413,7 @@ int cmd_serve(int argc, char **argv)
                 "machine)\n", o.listen);
         goto out;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = mhd.MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     char shown[96];
     snprintf(shown, sizeof(shown), "%.*s:%u", (int)(strrchr(o.listen, ':') - o.listen),
              o.listen, info ? (unsigned)info->port : 0u);
@@ -398,7 +439,7 @@ int cmd_serve(int argc, char **argv)
     rc = 0;
 out:
     if (d)
-        MHD_stop_daemon(d);   /* joins its thread: no request is in flight after this */
+        mhd.MHD_stop_daemon(d);   /* joins its thread: no request is in flight after this */
     for (size_t i = 0; targets && i < n_targets; i++) {
         if (targets[i].sampler)
             perfq_sampler_destroy(&targets[i].sampler);
