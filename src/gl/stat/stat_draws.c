@@ -13,7 +13,8 @@
  *  - GL_VERTICES_SUBMITTED_ARB and GL_PRIMITIVES_SUBMITTED_ARB through the query-virtualisation
  *    service, so the program's own queries and the frame's vertex query stay exact.
  * Ended draws wait in a ring of RING; results are read without waiting, oldest first, after
- * each draw and at each swap; only a full ring makes a draw wait for the oldest. A disjoint timer
+ * each draw and at each swap, of draws of earlier frames (drain_ready says why); only a full
+ * ring makes a draw wait for the oldest. A disjoint timer
  * sends the draw without GPU time. At each swap a FRAME_DRAWS record gives the frame's draw count.
  * A context destroyed while not current (no GL call allowed) sends its pending draws without
  * results, so the draw count stays exact.
@@ -132,6 +133,18 @@ static int drain_one(struct perfq_gl_context *ctx, struct draw_ctx *s, int wait)
     return 1;
 }
 
+/* Sends what is ready, oldest first, without waiting, asking only about draws of earlier
+ * frames (the swaps sent their commands to the driver) while the ring is less than half full:
+ * asking about a draw the driver has not been sent makes it flush there (glGetQueryObject's
+ * QUERY_RESULT_AVAILABLE must eventually become true), a submission per draw. Past half, the
+ * oldest is asked (one flush per RING / 2 draws of a long frame), so a full ring stays rare. */
+static void drain_ready(struct perfq_gl_context *ctx, struct draw_ctx *s)
+{
+    while (s->count && (s->ring[s->head].frame < s->frame || s->count >= RING / 2) &&
+           drain_one(ctx, s, 0))
+        ;
+}
+
 static void *created(const struct perfq_gl_scope_object *at)
 {
     struct draw_ctx *s = calloc(1, sizeof(*s));
@@ -197,8 +210,7 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
     s->ring[(s->head + s->count) % RING] = s->cur;
     s->count++;
     memset(&s->cur, 0, sizeof(s->cur));
-    while (s->count && drain_one(ctx, s, 0))
-        ;
+    drain_ready(ctx, s);
 }
 
 static void swap(struct perfq_gl_context *ctx, void *data)
@@ -213,10 +225,9 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     r.b = s->frame;
     r.c = s->draws_in_frame;
     perfq_stat_channel_send(&r);
+    drain_ready(ctx, s);
     s->frame++;
     s->draws_in_frame = 0;
-    while (s->count && drain_one(ctx, s, 0))
-        ;
 }
 
 static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)

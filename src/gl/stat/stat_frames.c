@@ -12,8 +12,9 @@
  *    statistics (one query per ARB_pipeline_statistics_query target the driver runs, through
  *    the query-virtualisation service, so the program's own queries of those targets stay
  *    exact) end, and the next frame's begin;
- *  - ended frames wait in a ring of RING; results are read without waiting, oldest first, and
- *    sent as FRAME_PIPELINE and FRAME_GPU records; only when the ring is full does the swap wait for the oldest.
+ *  - ended frames wait in a ring of RING; results of frames ended at earlier swaps are read
+ *    without waiting, oldest first, and sent as FRAME_PIPELINE and FRAME_GPU records; only when
+ *    the ring is full does the swap wait for the oldest.
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; without it
  * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
@@ -210,6 +211,14 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     r.t1 = now;
     perfq_stat_channel_send(&r);
 
+    /* The statistics end before the timer: on the fence path the timer's end fence flushes
+     * the driver's work (Mesa's llvmpipe rasterises a scene per fence), and query ends after
+     * it made a second scene of their own, flushed by the swap, waking every rasterizer
+     * thread again for nothing else. Begun the other way round (begin_frame), so the timer
+     * spans them. */
+    for (int i = 0; i < NSTATS; i++)
+        if (s->stats[i])
+            perfq_gl_vquery_end(ctx, s->stats[i]);
     if (s->timer)
         perfq_gl_timer_end(ctx, s->timer);
     struct perfq_gl_timer *stamp = NULL;
@@ -217,19 +226,20 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
         perfq_stat_clock_correlate(&s->clock, ctx);
-    for (int i = 0; i < NSTATS; i++)
-        if (s->stats[i])
-            perfq_gl_vquery_end(ctx, s->stats[i]);
     if (s->count == RING)
         drain_one(ctx, s, 1);
+    /* Frames ended at earlier swaps only: their commands went to the driver with those swaps.
+     * Asking about the frame just ended (nothing of it can be ready before this swap's flush)
+     * made Mesa's llvmpipe flush its scene there, before the swap: two scenes a frame, each
+     * waking every rasterizer thread. */
+    while (s->count && drain_one(ctx, s, 0))
+        ;
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
     p->stamp = stamp;
     memcpy(p->stats, s->stats, sizeof(p->stats));
     p->index = s->frame;
     s->count++;
-    while (s->count && drain_one(ctx, s, 0))
-        ;
     s->frame++;
     s->start_ns = now;
     begin_frame(ctx, s);
