@@ -99,12 +99,15 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     return 0;
 }
 
-/* The defaults also hold every available device counter of the providers probed at open (the
- * NVIDIA providers' nvml-gpuN and gpm-gpuN where a driver is present): they count the device
- * whoever uses it, so they work for any command. Unavailable device groups are left out of the
- * defaults (no driver: nothing). CUPTI's device-wide counters (cupti-gpuN) are not among them:
- * their provider is deferred (its probe initialises CUDA, about 2 s of CPU on an H100, and its
- * sampling costs about 5% of a core), so they are counted when named with -e only. */
+/* --device: every available device counter of the providers probed at open (the NVIDIA
+ * providers' nvml-gpuN and gpm-gpuN where a driver is present): they count the device whoever
+ * uses it, so they work for any command. Unavailable device groups are left out (no driver:
+ * nothing). Not by default (decision, issue 12; docs/perfq-stat.md): on an H100 they cost
+ * NVML's initialisation (about 30 ms of CPU, 56 ms wall) and a wait at the end for the slowest
+ * channel's next sample (PCIe every second), so `perfq stat` of a 0.1 s program took 1.35 s
+ * with them and 0.09 s without. CUPTI's device-wide counters (cupti-gpuN) are not among them
+ * either: their provider is deferred (its probe initialises CUDA, 0.6 s of CPU) and its
+ * sampling costs about 5% of a core; they are counted when named with -e. */
 static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
 {
     uint32_t count = 0;
@@ -131,7 +134,7 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
         for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
             if (add_row(pq, rows, n, default_events[i], 0))
                 return -1;
-        return add_device_rows(pq, rows, n);
+        return o->device ? add_device_rows(pq, rows, n) : 0;
     }
     char *list = strdup(o->events);
     if (!list)
@@ -141,6 +144,8 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
          tok = strtok_r(NULL, ",", &save))
         rc = add_row(pq, rows, n, tok, 1);
     free(list);
+    if (!rc && o->device)
+        rc = add_device_rows(pq, rows, n);
     if (!rc && *n == 0) {
         fprintf(stderr, "perfq stat: no counters given\n");
         rc = -1;

@@ -1,4 +1,5 @@
-/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --layers, --per-draw, -- CMD. */
+/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --device, --layers,
+ * --per-draw, -- CMD. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
                 return fprintf(stderr, "perfq stat: %s needs a whole number of milliseconds "
                                "from 10 to 3600000\n", a[2] && a[1] == 'I' ? "-I" : a), -1;
             o->interval_ms = (unsigned)ms;
+        } else if (strcmp(a, "--device") == 0) {
+            o->device = 1;
         } else if (strcmp(a, "--layers") == 0) {
             o->layers = 1;
         } else if (strcmp(a, "--per-draw") == 0) {
@@ -66,7 +69,8 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
         return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[-I MS] [--json|--csv] [-o FILE] [--layers [--per-draw]] -- CMD [ARGS])\n"), -1;
+                       "[-I MS] [--json|--csv] [-o FILE] [--device] [--layers [--per-draw]] -- CMD "
+                       "[ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }

@@ -7,6 +7,7 @@ struct stat_options {
     int json;
     int csv;
     const char *output;
+    int device;                /* add every available device counter (--device) */
     int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
     int per_draw;              /* with the layers: every draw call (--per-draw; implies --layers) */
     unsigned interval_ms;      /* -I MS: print the counters every MS ms; 0: only the total */
