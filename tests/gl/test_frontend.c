@@ -86,10 +86,16 @@ static void on_clear(struct perfq_gl_context *ctx, void *data, GLbitfield mask)
     ((struct group_data *)data)->clears++;
 }
 
+static int stamp_on_swap;   /* the swap observer stamps a timer, as perfq stat's frames do */
+
 static void on_swap(struct perfq_gl_context *ctx, void *data)
 {
-    (void)ctx;
     ((struct group_data *)data)->swaps++;
+    if (stamp_on_swap) {
+        struct perfq_gl_timer *t = NULL;
+        if (perfq_gl_timer_stamp(ctx, &t) == PERFQ_OK)
+            perfq_gl_timer_free(ctx, t);
+    }
 }
 
 static const struct perfq_gl_observers observers = {
@@ -254,6 +260,43 @@ static void test_draws_clears_swaps_observed(void **state)
     assert_int_equal(glt_error(), GL_NO_ERROR);
 }
 
+/* A swap observer's own EGL calls (the fence timer's sync, on llvmpipe) happen before the
+ * driver's swap: the program's pending EGL error they take from the driver must not outlive the
+ * swap, whose own outcome is what eglGetError returns (EGL 1.5 3.1). On a pbuffer the swap
+ * succeeds ("no effect, and no error is generated"). */
+static void test_swap_observer_keeps_egl_error_rule(void **state)
+{
+    (void)state;
+    EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                       EGL_NONE};
+    EGLConfig config;
+    EGLint n = 0;
+    assert_true(eglChooseConfig(dpy, cattrs, &config, 1, &n));
+    assert_int_equal(n, 1);
+    EGLint pattrs[] = {EGL_WIDTH, 8, EGL_HEIGHT, 8, EGL_NONE};
+    EGLSurface pb = eglCreatePbufferSurface(dpy, config, pattrs);
+    assert_ptr_not_equal(pb, EGL_NO_SURFACE);
+    assert_true(eglMakeCurrent(dpy, pb, pb, T.ctx));
+    stamp_on_swap = 1;
+    for (int round = 0; round < 2; round++) {
+        /* A failed call leaves EGL_BAD_DISPLAY pending; the swap then succeeds. */
+        assert_false(eglMakeCurrent((EGLDisplay)(uintptr_t)0x1234, pb, pb, T.ctx));
+        assert_true(eglSwapBuffers(dpy, pb));
+        assert_int_equal(eglGetError(), EGL_SUCCESS);
+    }
+    /* And the pending error is kept where a GL call of the program's stamps (the ANGLE one):
+     * no EGL call between. */
+    assert_false(eglMakeCurrent((EGLDisplay)(uintptr_t)0x1234, pb, pb, T.ctx));
+    struct perfq_gl_timer *t = NULL;
+    assert_int_equal(perfq_gl_timer_stamp(perfq_gl_current_context(), &t), PERFQ_OK);
+    perfq_gl_timer_free(perfq_gl_current_context(), t);
+    assert_int_equal(eglGetError(), EGL_BAD_DISPLAY);
+    stamp_on_swap = 0;
+    assert_true(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, T.ctx));
+    assert_true(eglDestroySurface(dpy, pb));
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 static EGLContext create_shared(EGLContext share)
 {
     const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
@@ -377,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_object_calls_observed),
         cmocka_unit_test(test_texture_calls_observed),
         cmocka_unit_test(test_draws_clears_swaps_observed),
+        cmocka_unit_test(test_swap_observer_keeps_egl_error_rule),
         cmocka_unit_test(test_share_groups),
         cmocka_unit_test(test_display_extension_and_error),
         cmocka_unit_test(test_display_terminate_and_initialize),

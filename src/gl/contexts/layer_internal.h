@@ -206,7 +206,9 @@ void perfq_gl_display_initialized(void *display);
 void perfq_gl_display_destroyed(void *display);
 const char *perfq_gl_display_extensions(void *display, const char *driver);
 
-/* error.c, EGL. A wrapped EGL call is running: it sets the thread's EGL error, not a front end. */
+/* error.c, EGL. A wrapped EGL call is running: it sets the thread's EGL error, not a front end.
+ * Called again right before the driver's call where the layer made EGL calls of its own before
+ * it. */
 void perfq_gl_egl_call_wrapped(void);
 /* The layer is about to call EGL itself on a program's thread inside a GL call (the fence
  * timer's syncs): EGL 1.5 3.1, "eglGetError returns the error of the last called EGL function

@@ -50,6 +50,9 @@ EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
         struct perfq_gl_ctx *c = perfq_gl_active_context();
         if (c && c->pub.window_system == PERFQ_GL_WS_EGL)
             perfq_gl_observe_swap(c);
+        /* The observers' own EGL calls (a frame's fence) took the program's pending error:
+         * this call's is the one that counts. */
+        perfq_gl_egl_call_wrapped();
     }
     return gl->eglSwapBuffers ? gl->eglSwapBuffers(dpy, surface) : EGL_FALSE;
 }

@@ -48,6 +48,7 @@ PERFQ_GL_EXPORT EGLBoolean eglDestroyContext(EGLDisplay dpy, EGLContext ctx)
     EGLint unused = 0;
     int valid = !gl->eglQueryContext || gl->eglQueryContext(dpy, ctx, EGL_CONFIG_ID, &unused);
     int done = valid ? perfq_gl_context_destroy_if_idle(ctx) : 0;
+    perfq_gl_egl_call_wrapped();    /* the driver's call sets the error, not the layer's calls */
     EGLBoolean ok = gl->eglDestroyContext(dpy, ctx);
     if (ok && !done)
         perfq_gl_context_destroyed(ctx);
@@ -62,6 +63,7 @@ PERFQ_GL_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSu
     if (!gl->eglMakeCurrent)
         return EGL_FALSE;
     perfq_gl_context_before_switch(ctx);
+    perfq_gl_egl_call_wrapped();    /* the driver's call sets the error, not the layer's calls */
     EGLBoolean ok = gl->eglMakeCurrent(dpy, draw, read, ctx);
     if (ok)
         perfq_gl_context_made_current(ctx == EGL_NO_CONTEXT ? NULL : ctx, PERFQ_GL_WS_EGL, dpy);
@@ -79,6 +81,7 @@ PERFQ_GL_EXPORT EGLBoolean eglReleaseThread(void)
     struct perfq_gl_ctx *cur = perfq_gl_tls_current;
     if (cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
         perfq_gl_context_before_switch(NULL);
+    perfq_gl_egl_call_wrapped();    /* the driver's call sets the error, not the layer's calls */
     EGLBoolean ok = gl->eglReleaseThread();
     if (ok && cur && cur->pub.window_system == PERFQ_GL_WS_EGL)
         perfq_gl_context_made_current(NULL, PERFQ_GL_WS_EGL, NULL);
@@ -97,6 +100,7 @@ PERFQ_GL_EXPORT EGLBoolean eglTerminate(EGLDisplay dpy)
     perfq_gl_egl_call_wrapped();
     perfq_gl_display_terminated(dpy);
     perfq_gl_display_destroyed(dpy);
+    perfq_gl_egl_call_wrapped();    /* the driver's call sets the error, not the layer's calls */
     EGLBoolean ok = gl->eglTerminate(dpy);
     if (ok)
         perfq_gl_display_terminated_done(dpy);
