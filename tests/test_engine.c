@@ -367,6 +367,66 @@ static void test_deferred_probed_at_first_whole_catalog_call(void **state)
     perfq_close(&pq);
 }
 
+/* A full name lists only the deferred providers whose groups it may name (PROVIDER or
+ * PROVIDER-...); perfq_catalog_probe lists one by name. */
+static const struct perfq_group_desc other_group = {"late-other", "a second deferred provider",
+                                                    PERFQ_SCOPE_GPU_TIMELINE, 0};
+
+static perfq_status_t other_enumerate(void *state, struct perfq_catalog *c, const char *reason)
+{
+    return perfq_catalog_add_table(c, &other_group, fake_counters, 2, state ? NULL : reason);
+}
+
+static const struct perfq_provider_ops other_ops = {
+    .name = "late-other",
+    .probe = fake_probe,
+    .enumerate = other_enumerate,
+    .session_open = fake_open,
+    .begin = fake_begin,
+    .end = fake_nop,
+    .result = fake_result,
+    .session_close = fake_close_session,
+    .deferred_max_groups = 1,
+    .deferred_max_counters = 2,
+};
+
+static void test_deferred_probed_by_name(void **state)
+{
+    (void)state;
+    struct late_state ls = {.fake = {.ready = 1}}, os = {.fake = {.ready = 1}};
+    const struct perfq_provider_ops *ops[] = {&late_ops, &other_ops};
+    void *args[] = {&ls, &os};
+    perfq_t *pq = NULL;
+    assert_int_equal(perfq__open_with(ops, args, 2, 0, &pq), PERFQ_OK);
+    /* "late-other/a" may be late's ("late-...") or late-other's: both are listed. */
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, "late-other/a", &id), PERFQ_OK);
+    assert_int_equal(ls.fake.probes + os.fake.probes, 2);
+    perfq_close(&pq);
+    ls.fake.probes = os.fake.probes = 0;
+    assert_int_equal(perfq__open_with(ops, args, 2, 0, &pq), PERFQ_OK);
+    /* "late/b": late's only. */
+    assert_int_equal(perfq_counter_find(pq, "late/b", &id), PERFQ_OK);
+    assert_int_equal(ls.fake.probes, 1);
+    assert_int_equal(os.fake.probes, 0);
+    assert_int_equal(perfq_counter_find(pq, "latex/b", &id), PERFQ_ENOTFOUND);
+    assert_int_equal(os.fake.probes, 0);
+    assert_int_equal(perfq_catalog_probe(pq, "nothing"), PERFQ_ENOTFOUND);
+    assert_int_equal(perfq_catalog_probe(NULL, "late"), PERFQ_EINVAL);
+    assert_int_equal(perfq_catalog_probe(pq, "late"), PERFQ_OK);   /* probed already */
+    assert_int_equal(ls.fake.probes, 1);
+    assert_int_equal(perfq_catalog_probe(pq, "late-other"), PERFQ_OK);
+    assert_int_equal(os.fake.probes, 1);
+    uint32_t counters;
+    assert_int_equal(perfq_catalog_probed(pq, NULL, &counters), PERFQ_OK);
+    assert_int_equal(counters, 5);
+    assert_int_equal(perfq_catalog_probe(pq, NULL), PERFQ_OK);
+    assert_int_equal(ls.fake.probes + os.fake.probes, 2);
+    assert_int_equal(perfq_counter_find(pq, "late-other/b", &id), PERFQ_OK);
+    assert_int_equal(id, 4);   /* appended in the order they were probed */
+    perfq_close(&pq);
+}
+
 static void test_disabled_providers_never_probed(void **state)
 {
     (void)state;
@@ -469,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_catalog_builder_rejects_bad_descriptors),
         cmocka_unit_test(test_failed_gpu_rebegin_says_so),
         cmocka_unit_test(test_deferred_probed_at_first_whole_catalog_call),
+        cmocka_unit_test(test_deferred_probed_by_name),
         cmocka_unit_test(test_disabled_providers_never_probed),
         cmocka_unit_test(test_deferred_overflow_refused),
         cmocka_unit_test(test_deferred_listing_while_others_read),

@@ -165,15 +165,23 @@ typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_count
  * probed (its groups are listed under the provider's generic names, e.g. "cupti" rather than
  * "cupti-gpu0"). It is read here, once per instance.
  *
- * Deferred providers: a provider whose probe is expensive (the CUPTI providers "cupti" and
- * "cupti-range", whose probe initialises CUDA: about two seconds of CPU on an H100) is not
- * probed here. It is probed, and its groups appended after all others, at the first call that
- * needs the whole catalog: perfq_group_count, perfq_counter_count, perfq_counter_suggest,
- * perfq_counter_find of a bare name or of a full name not found among those listed so far,
- * perfq_group_info, perfq_counter_info, measurement or sampler calls with an index beyond those
- * listed so far. Ids never change once given; availability is the probe's, as for any provider.
+ * Deferred providers: a provider whose probe is expensive (the NVIDIA providers: "nvml" and
+ * "gpm" initialise NVML, about 30 ms of CPU and 56 ms on an H100; "cupti" and "cupti-range"
+ * initialise CUDA and CUPTI, 0.6 s of CPU) is not probed here. It is probed, and its groups
+ * appended after those listed so far, at the first call that needs it: every deferred provider
+ * at perfq_group_count, perfq_counter_count, perfq_counter_suggest, perfq_counter_find of a
+ * bare name, perfq_group_info, perfq_counter_info, measurement or sampler calls with an index
+ * beyond those listed so far, perfq_catalog_probe(pq, NULL); only the providers whose groups
+ * it may name (a deferred provider's groups are named PROVIDER or PROVIDER-...) at
+ * perfq_counter_find of a full name not listed so far ("nvml-gpu0/energy": "nvml").
+ * Ids never change once given; availability is the probe's, as for any provider.
  * perfq_catalog_probed reads the catalog so far without probing. */
 PERFQ_API perfq_status_t perfq_open(perfq_t **out);
+
+/* Probes the deferred provider of that name now (nothing when it was probed already), so that
+ * its groups are listed; NULL: every deferred provider. PERFQ_ENOTFOUND for a provider this
+ * instance does not have. */
+PERFQ_API perfq_status_t perfq_catalog_probe(const perfq_t *pq, const char *provider);
 
 /* The numbers of groups and counters listed so far (either pointer may be NULL, not both),
  * probing nothing: ids below them are valid and their info is read without probing a

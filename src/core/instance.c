@@ -106,48 +106,79 @@ static perfq_status_t list_at_open(perfq_t *pq)
     return st;
 }
 
-/* The deferred providers, in order, each into the reserved room of a private copy of the
- * catalog's header (readers see none of it until the counts are published). A provider whose
- * enumerate fails leaves nothing: its entries are freed, its state closed, and the call
- * returns the failure (a later call tries again). */
-perfq_status_t perfq__catalog_complete(const perfq_t *cpq)
+/* A deferred provider's groups are named PROVIDER or PROVIDER-... (provider.h): may `group`
+ * be one of them? NULL: any group. */
+static int may_list(const struct perfq_provider_ops *ops, const char *group, size_t len)
 {
-    perfq_t *pq = (perfq_t *)cpq;   /* the catalog is logically constant: it only grows once */
+    size_t n = strlen(ops->name);
+    return !group || (len >= n && strncmp(group, ops->name, n) == 0 &&
+                      (len == n || group[n] == '-'));
+}
+
+/* The deferred providers that may list `group` (its first len bytes; NULL: all), in order,
+ * each into the reserved room of a private copy of the catalog's header (readers see none of
+ * it until the counts are published). A provider whose enumerate fails leaves nothing: its
+ * entries are freed, its state closed, and the call returns the failure (a later call tries
+ * again). */
+static perfq_status_t complete_for(const perfq_t *cpq, const char *group, size_t len)
+{
+    perfq_t *pq = (perfq_t *)cpq;   /* the catalog is logically constant: entries never change */
     if (!__atomic_load_n(&pq->deferred_pending, __ATOMIC_ACQUIRE))
         return PERFQ_OK;
     perfq_status_t st = PERFQ_OK;
     pthread_mutex_lock(&pq->deferred_lock);
-    if (pq->deferred_pending) {
-        struct perfq_catalog shadow = pq->catalog;
-        shadow.fixed = 1;
-        for (size_t i = 0; i < pq->provider_count && st == PERFQ_OK; i++) {
-            struct perfq_provider_slot *slot = &pq->providers[i];
-            if (!slot->deferred)
-                continue;
-            uint32_t g0 = shadow.group_count, c0 = shadow.counter_count;
-            /* What it declared, within the room reserved at open: never more. */
-            shadow.group_cap = g0 + slot->ops->deferred_max_groups;
-            shadow.counter_cap = c0 + slot->ops->deferred_max_counters;
-            st = probe_and_list(pq, i, &shadow);
-            if (st == PERFQ_OK)
-                st = apply_disable_list(pq->disable, &shadow, g0);
-            if (st != PERFQ_OK) {
-                perfq__catalog_truncate(&shadow, g0, c0);
-                if (slot->state && slot->ops->close)
-                    slot->ops->close(slot->state);
-                slot->state = NULL;
-                break;
-            }
-            slot->deferred = 0;
+    struct perfq_catalog shadow = pq->catalog;
+    shadow.fixed = 1;
+    int pending = 0;
+    for (size_t i = 0; i < pq->provider_count; i++) {
+        struct perfq_provider_slot *slot = &pq->providers[i];
+        if (!slot->deferred)
+            continue;
+        if (st != PERFQ_OK || !may_list(slot->ops, group, len)) {
+            pending = 1;
+            continue;
         }
-        /* Published even after a failure: the providers listed before it are complete. */
-        __atomic_store_n(&pq->catalog.group_count, shadow.group_count, __ATOMIC_RELEASE);
-        __atomic_store_n(&pq->catalog.counter_count, shadow.counter_count, __ATOMIC_RELEASE);
+        uint32_t g0 = shadow.group_count, c0 = shadow.counter_count;
+        /* What it declared, within the room reserved at open: never more. */
+        shadow.group_cap = g0 + slot->ops->deferred_max_groups;
+        shadow.counter_cap = c0 + slot->ops->deferred_max_counters;
+        st = probe_and_list(pq, i, &shadow);
         if (st == PERFQ_OK)
-            __atomic_store_n(&pq->deferred_pending, 0, __ATOMIC_RELEASE);
+            st = apply_disable_list(pq->disable, &shadow, g0);
+        if (st != PERFQ_OK) {
+            perfq__catalog_truncate(&shadow, g0, c0);
+            if (slot->state && slot->ops->close)
+                slot->ops->close(slot->state);
+            slot->state = NULL;
+            pending = 1;
+            continue;
+        }
+        slot->deferred = 0;
     }
+    /* Published even after a failure: the providers listed before it are complete. Groups
+     * first: a reader that sees a counter sees its group. */
+    __atomic_store_n(&pq->catalog.group_count, shadow.group_count, __ATOMIC_RELEASE);
+    __atomic_store_n(&pq->catalog.counter_count, shadow.counter_count, __ATOMIC_RELEASE);
+    __atomic_store_n(&pq->deferred_pending, pending, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pq->deferred_lock);
     return st;
+}
+
+perfq_status_t perfq__catalog_complete(const perfq_t *pq)
+{
+    return complete_for(pq, NULL, 0);
+}
+
+perfq_status_t perfq_catalog_probe(const perfq_t *pq, const char *provider)
+{
+    if (!pq)
+        return PERFQ_EINVAL;
+    if (!provider)
+        return perfq__catalog_complete(pq);
+    for (size_t i = 0; i < pq->provider_count; i++)
+        if (strcmp(pq->providers[i].ops->name, provider) == 0)
+            return complete_for(pq, provider, strlen(provider));
+    return PERFQ_ENOTFOUND;
 }
 
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
@@ -314,7 +345,8 @@ static int find_in(const struct perfq_catalog *c, uint32_t from, uint32_t to, co
 }
 
 /* A full name found in the catalog so far costs no probe. A bare name must be unique in the
- * whole catalog, and a name not found may be a deferred provider's: both list those first. */
+ * whole catalog, and a full name not found may be a deferred provider's: both list those (all
+ * of them, or those whose groups the name may be in) first. */
 perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_counter_id_t *id)
 {
     if (!pq || !name || !id)
@@ -325,11 +357,12 @@ perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_cou
     uint32_t n = perfq__catalog_counters(c);
     if (find_in(c, 0, n, name, &found, &matches))
         goto found;
-    if (perfq__catalog_complete(pq) == PERFQ_OK) {
-        uint32_t all = perfq__catalog_counters(c);
-        if (find_in(c, n, all, name, &found, &matches))
-            goto found;
-    }
+    /* A full name lists only the deferred providers whose groups it may name. */
+    const char *slash = strchr(name, '/');
+    complete_for(pq, slash ? name : NULL, slash ? (size_t)(slash - name) : 0);
+    uint32_t all = perfq__catalog_counters(c);
+    if (find_in(c, n, all, name, &found, &matches))
+        goto found;
     if (matches != 1)
         return PERFQ_ENOTFOUND;
 found:

@@ -70,7 +70,7 @@ void perfq__catalog_truncate(struct perfq_catalog *catalog, uint32_t groups, uin
 /* Reserves room for `groups` and `counters` more entries (deferred providers). */
 perfq_status_t perfq__catalog_reserve(struct perfq_catalog *catalog, uint32_t groups,
                                       uint32_t counters);
-/* Probes the deferred providers (once) and publishes their groups: the whole catalog. */
+/* Probes the deferred providers not probed yet and publishes their groups: the whole catalog. */
 perfq_status_t perfq__catalog_complete(const perfq_t *pq);
 /* Is id a counter of the catalog (listing the deferred providers when it is beyond those so
  * far)? Entries below the count it saw are then safe to read. */

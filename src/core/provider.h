@@ -73,10 +73,11 @@ struct perfq_provider_ops {
     perfq_status_t (*result)(void *session, int wait, perfq_value_t *values);
     void (*session_close)(void *session);
     void (*close)(void *state);
-    /* Deferred probing, for a provider whose probe is expensive (CUPTI's initialise CUDA: about
-     * two seconds of CPU on an H100). Nonzero: perfq_open neither probes nor lists it; it is
-     * probed and its groups are appended to the catalog at the first call that needs the whole
-     * catalog (perfq.h, perfq_catalog_probed). Its enumerate adds at most max_groups groups and
+    /* Deferred probing, for a provider whose probe is expensive (NVML's and CUPTI's initialise
+     * the driver: 30 ms to 0.6 s of CPU on an H100). Nonzero: perfq_open neither probes nor
+     * lists it; it is probed and its groups are appended to the catalog at the first call that
+     * needs it (perfq.h, perfq_open). Its groups are named NAME or NAME-... (a full counter
+     * name finds its provider by that). Its enumerate adds at most max_groups groups and
      * max_counters counters, on success and on failure alike: the catalog's room is reserved
      * at open, so that entries never move while other threads read them. */
     uint32_t deferred_max_groups, deferred_max_counters;

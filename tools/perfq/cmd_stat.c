@@ -99,18 +99,23 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     return 0;
 }
 
-/* --device: every available device counter of the providers probed at open (the NVIDIA
- * providers' nvml-gpuN and gpm-gpuN where a driver is present): they count the device whoever
+/* --device: every available device counter of the NVIDIA providers nvml and gpm (nvml-gpuN
+ * and gpm-gpuN where a driver is present): they count the device whoever
  * uses it, so they work for any command. Unavailable device groups are left out (no driver:
  * nothing). Not by default (decision, issue 12; docs/perfq-stat.md): on an H100 they cost
  * NVML's initialisation (about 30 ms of CPU, 56 ms wall) and a wait at the end for the slowest
  * channel's next sample (PCIe every second), so `perfq stat` of a 0.1 s program took 1.35 s
- * with them and 0.09 s without. CUPTI's device-wide counters (cupti-gpuN) are not among them
- * either: their provider is deferred (its probe initialises CUDA, 0.6 s of CPU) and its
- * sampling costs about 5% of a core; they are counted when named with -e. */
+ * with them and 0.09 s without; NVML's providers are deferred, so without --device NVML is
+ * not even initialised. CUPTI's device-wide counters (cupti-gpuN) are not among them either
+ * (its probe initialises CUDA, 0.6 s of CPU; its sampling costs about 5% of a core): they are
+ * counted when named with -e. */
 static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
 {
     uint32_t count = 0;
+    /* Deferred providers (perfq.h): NVML's are probed here, CUPTI's not. A failure leaves
+     * their groups out, as an unavailable group would be. */
+    perfq_catalog_probe(pq, "nvml");
+    perfq_catalog_probe(pq, "gpm");
     perfq_catalog_probed(pq, NULL, &count);
     for (uint32_t id = 0; id < count; id++) {
         perfq_counter_info_t ci;
