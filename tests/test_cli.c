@@ -538,6 +538,11 @@ static void test_stat_forwards_term_and_hup(void **state)
             int null = open("/dev/null", O_WRONLY);
             dup2(null, 1);
             dup2(null, 2);
+            /* A signal ignored by whoever started the tests (nohup ignores SIGHUP) stays
+             * ignored through exec, in perfq and in the command: start from the defaults, as a
+             * terminal's shell would. */
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGHUP, SIG_DFL);
             execl(perfq_path, perfq_path, "stat", "-o", table, "--", "sh", "-c", script,
                   (char *)NULL);
             _exit(99);
