@@ -34,9 +34,11 @@ static const struct perfq_counter_desc counters[] = {
     MEAN("temperature", "Thermal", "Mean GPU core temperature over the interval",
          PERFQ_UNIT_KELVIN, PERFQ_INTEL_RAW, 0, CH_TEMP),
     MEAN("memory-used", "Memory", "Mean device memory allocated (by every process) over the "
-         "interval", PERFQ_UNIT_BYTES, PERFQ_INTEL_RAW, 0, CH_MEM_USED),
+         "interval (read every 50 ms; after the newest read, that read held to the end)",
+         PERFQ_UNIT_BYTES, PERFQ_INTEL_RAW, 0, CH_MEM_USED),
     MEAN("pcie-tx", "PCIe", "Mean PCIe transmit throughput (nvmlDeviceGetPcieThroughput, each "
-         "a 20 ms window, read once a second)", PERFQ_UNIT_BYTES_PER_SECOND,
+         "a 20 ms window, read once a second; after the newest read, that read held to the end: a "
+         "result does not wait for the next)", PERFQ_UNIT_BYTES_PER_SECOND,
          PERFQ_INTEL_THROUGHPUT, 0, CH_PCIE_TX),
     MEAN("pcie-rx", "PCIe", "Mean PCIe receive throughput (as pcie-tx)",
          PERFQ_UNIT_BYTES_PER_SECOND, PERFQ_INTEL_THROUGHPUT, 0, CH_PCIE_RX),

@@ -14,6 +14,16 @@
  *   PCIe          every 1000 ms (PERFQ_NVML_PCIE_MS), while a PCIe counter is measured: each of
  *                 the two reads blocks about 20 ms, during which the fast gauges wait
  * Each sample is stamped with CLOCK_MONOTONIC at the midpoint of its NVML call.
+ * Linger: when its last user stops, the thread keeps sampling (what it sampled, PCIe and GPM
+ * included) for PERFQ_NVML_LINGER_MS (2000 ms) before it ends by itself, so that a program that
+ * creates and deletes a measurement per frame neither starts NVML's sampling nor waits for first
+ * samples each time. Its cost while lingering is the cadences' above (about 0.5% of a core on
+ * the GPU machine). At exit (atexit) a lingering thread is stopped and joined.
+ * Slow gauges (PCIe, memory used): a result does not wait for their read after its end, up
+ * to a PCIe period (a second) or a memory period later: once every other channel is resolved,
+ * such an end (or begin) still pending takes the gauge's newest read, held from that read to
+ * the anchor. A result thus waits for one fast period, or a GPM period where it has GPM
+ * counters (docs/nvidia-providers.md, "Result latency").
  *
  * Per channel the sampler keeps the newest sample (t, v) and the integral of the channel up to
  * t. Gauges are linear between two samples (trapezoids); a GPM metric is the average over the
@@ -72,12 +82,17 @@ static struct {
     pthread_cond_t wake;      /* wakes the thread early (stop, new wants) */
     pthread_t thread;
     int running, stop;
+    int exited;               /* the thread ended by itself (linger over), not joined yet */
     unsigned users, gpm_users, pcie_users;
+    /* While lingering after the last user of PCIe or GPM, the sampler keeps reading them. */
+    uint64_t keep_until;
+    int keep_gpm, keep_pcie;
+    uint32_t keep_metrics;
     unsigned metric_users[PERFQ_GPM_METRICS_MAX];   /* sessions wanting each GPM metric */
     const struct nvml_global *g;
     struct device_state dev[NVML_MAX_DEVICES];
     struct nvml_anchor *pending;
-    uint64_t fast_ns, memory_ns, energy_ns, gpm_ns, pcie_ns;
+    uint64_t fast_ns, memory_ns, energy_ns, gpm_ns, pcie_ns, linger_ns;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t env_ms(const char *name, uint64_t def_ms)
@@ -361,12 +376,24 @@ static void reset_channels(uint64_t mask)
                 S.dev[d].ch[c].primed = S.dev[d].ch[c].has_value = 0;
 }
 
-static int metrics_changed(uint32_t seen)
+/* What the sampler reads beyond the fast gauges: its users' wants, and for the linger those
+ * of its last users (S.lock held). */
+static void wants_locked(uint64_t now, unsigned *gpm, unsigned *pcie, uint32_t *metrics)
 {
-    uint32_t now = 0;
+    int keep = now < S.keep_until;
+    *gpm = S.gpm_users || (keep && S.keep_gpm);
+    *pcie = S.pcie_users || (keep && S.keep_pcie);
+    *metrics = keep ? S.keep_metrics : 0;
     for (int i = 0; i < PERFQ_GPM_METRICS_MAX; i++)
-        now |= (S.metric_users[i] ? 1u : 0u) << i;
-    return now != seen;
+        *metrics |= (S.metric_users[i] ? 1u : 0u) << i;
+}
+
+static int wants_changed(unsigned gpm, unsigned pcie, uint32_t metrics)
+{
+    unsigned g, p;
+    uint32_t m;
+    wants_locked(perfq__nvml_now(), &g, &p, &m);
+    return g != gpm || p != pcie || m != metrics;
 }
 
 static void *sampler_main(void *arg)
@@ -380,13 +407,14 @@ static void *sampler_main(void *arg)
     uint32_t had_metrics = 0;
     pthread_mutex_lock(&S.lock);
     while (!S.stop) {
-        unsigned want_gpm = S.gpm_users, want_pcie = S.pcie_users;
-        uint32_t want_metrics = 0;
-        for (int i = 0; i < PERFQ_GPM_METRICS_MAX; i++)
-            want_metrics |= (S.metric_users[i] ? 1u : 0u) << i;
+        uint64_t now = perfq__nvml_now();
+        if (!S.users && now >= S.keep_until)
+            break;   /* the linger is over */
+        unsigned want_gpm, want_pcie;
+        uint32_t want_metrics;
+        wants_locked(now, &want_gpm, &want_pcie, &want_metrics);
         pthread_mutex_unlock(&S.lock);
 
-        uint64_t now = perfq__nvml_now();
         if (want_gpm && !had_gpm) {
             next_gpm = now;
             for (unsigned d = 0; d < n; d++)
@@ -478,18 +506,32 @@ static void *sampler_main(void *arg)
         had_metrics = want_metrics;
         had_pcie = want_pcie;
 
-        next_fast += S.fast_ns;
+        /* The next tick a period after this one's schedule, or after this one where it came
+         * early (woken for new wants): early wakes do not push the cadence further out. */
+        next_fast = (now < next_fast ? now : next_fast) + S.fast_ns;
         uint64_t after = perfq__nvml_now();
         if (next_fast < after)
             next_fast = after;   /* fell behind (a slow call): no burst to catch up */
         struct timespec until = {(time_t)(next_fast / 1000000000u),
                                  (long)(next_fast % 1000000000u)};
         pthread_mutex_lock(&S.lock);
-        while (!S.stop && S.gpm_users == want_gpm && S.pcie_users == want_pcie &&
-               !metrics_changed(want_metrics) &&
+        while (!S.stop && !wants_changed(want_gpm, want_pcie, want_metrics) &&
                pthread_cond_timedwait(&S.wake, &S.lock, &until) != ETIMEDOUT)
             ;
     }
+    /* Stopped, or the linger is over: the thread frees what it sampled with. Whoever set
+     * S.stop joins it; after a linger the next start (or the exit handler) does. */
+    for (unsigned d = 0; d < S.g->device_count; d++) {
+        for (int i = 0; i < 2; i++)
+            if (S.dev[d].gpm[i])
+                S.g->fn.nvmlGpmSampleFree(S.dev[d].gpm[i]);
+        perfq__nvml_history_free(&S.dev[d].hist);
+    }
+    S.g = NULL;
+    perfq__nvml_release();
+    S.running = 0;
+    S.exited = !S.stop;
+    pthread_cond_broadcast(&S.tick);
     pthread_mutex_unlock(&S.lock);
     return NULL;
 }
@@ -536,30 +578,49 @@ static void deadline_in(struct timespec *ts, uint64_t ns)
     ts->tv_nsec = (long)(t % 1000000000u);
 }
 
-static void stop_locked(const uint64_t need[NVML_MAX_DEVICES])
+/* Ends the thread now and joins it (S.lock held; released meanwhile). */
+static void stop_thread_locked(void)
 {
-    S.gpm_users -= wants_gpm(need);
-    count_metrics(need, -1);
-    S.pcie_users -= wants_pcie(need);
-    if (--S.users > 0) {
-        pthread_cond_broadcast(&S.wake);
-        return;
-    }
     S.stop = 1;
     pthread_cond_broadcast(&S.wake);
     pthread_t t = S.thread;
     pthread_mutex_unlock(&S.lock);
     pthread_join(t, NULL);
     pthread_mutex_lock(&S.lock);
-    S.running = 0;
-    for (unsigned d = 0; d < S.g->device_count; d++) {
-        for (int i = 0; i < 2; i++)
-            if (S.dev[d].gpm[i])
-                S.g->fn.nvmlGpmSampleFree(S.dev[d].gpm[i]);
-        perfq__nvml_history_free(&S.dev[d].hist);
-    }
-    S.g = NULL;
-    perfq__nvml_release();
+    S.exited = 0;
+    S.stop = 0;
+    pthread_cond_broadcast(&S.tick);
+}
+
+static void stop_locked(const uint64_t need[NVML_MAX_DEVICES])
+{
+    uint64_t now = perfq__nvml_now();
+    int had_gpm = S.gpm_users > 0, had_pcie = S.pcie_users > 0;
+    uint32_t had_metrics = 0, has_metrics = 0;
+    for (int i = 0; i < PERFQ_GPM_METRICS_MAX; i++)
+        had_metrics |= (S.metric_users[i] ? 1u : 0u) << i;
+    S.gpm_users -= wants_gpm(need);
+    count_metrics(need, -1);
+    S.pcie_users -= wants_pcie(need);
+    for (int i = 0; i < PERFQ_GPM_METRICS_MAX; i++)
+        has_metrics |= (S.metric_users[i] ? 1u : 0u) << i;
+    /* What nobody reads any more is still read for the linger, as is the thread kept. */
+    if (now >= S.keep_until)
+        S.keep_gpm = S.keep_pcie = 0, S.keep_metrics = 0;
+    S.keep_gpm |= had_gpm && !S.gpm_users;
+    S.keep_pcie |= had_pcie && !S.pcie_users;
+    S.keep_metrics |= had_metrics & ~has_metrics;
+    S.keep_until = now + S.linger_ns;
+    S.users--;
+    pthread_cond_broadcast(&S.wake);
+}
+
+static void exit_handler(void)
+{
+    pthread_mutex_lock(&S.lock);
+    if (!S.stop && !S.users && (S.running || S.exited))
+        stop_thread_locked();
+    pthread_mutex_unlock(&S.lock);
 }
 
 static pthread_once_t conds_once = PTHREAD_ONCE_INIT;
@@ -573,15 +634,29 @@ static void init_conds(void)
     pthread_cond_init(&S.tick, &ca);
     pthread_cond_init(&S.wake, &ca);
     pthread_condattr_destroy(&ca);
+    atexit(exit_handler);   /* in a shared object, also run when it is unloaded */
 }
 
 int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
 {
     pthread_once(&conds_once, init_conds);
     pthread_mutex_lock(&S.lock);
-    /* A last user may be joining the thread right now: let it finish first. */
-    while (S.running && S.stop)
+    /* Another caller may be joining the thread right now: let it finish first. */
+    while (S.stop)
         pthread_cond_wait(&S.tick, &S.lock);
+    uint64_t cadence[6] = {env_ms("PERFQ_NVML_FAST_MS", 20), env_ms("PERFQ_NVML_MEMORY_MS", 50),
+                           env_ms("PERFQ_NVML_ENERGY_MS", 2000), env_ms("PERFQ_NVML_GPM_MS", 100),
+                           env_ms("PERFQ_NVML_PCIE_MS", 1000),
+                           env_ms("PERFQ_NVML_LINGER_MS", 2000)};
+    /* A lingering thread with other cadences than the environment's now: a fresh one. */
+    if (S.running && !S.users &&
+        (cadence[0] != S.fast_ns || cadence[1] != S.memory_ns || cadence[2] != S.energy_ns ||
+         cadence[3] != S.gpm_ns || cadence[4] != S.pcie_ns || cadence[5] != S.linger_ns))
+        stop_thread_locked();
+    if (S.exited) {   /* ended by itself after a linger: it takes no lock any more */
+        pthread_join(S.thread, NULL);
+        S.exited = 0;
+    }
     int rc = 0;
     if (!S.running) {
         char reason[8];
@@ -596,11 +671,15 @@ int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
             for (int i = 0; g->dev[d].gpm_supported && i < 2; i++)
                 if (g->fn.nvmlGpmSampleAlloc(&S.dev[d].gpm[i]) != NVML_SUCCESS)
                     rc = -1;
-        S.fast_ns = env_ms("PERFQ_NVML_FAST_MS", 20);
-        S.memory_ns = env_ms("PERFQ_NVML_MEMORY_MS", 50);
-        S.energy_ns = env_ms("PERFQ_NVML_ENERGY_MS", 2000);
-        S.gpm_ns = env_ms("PERFQ_NVML_GPM_MS", 100);
-        S.pcie_ns = env_ms("PERFQ_NVML_PCIE_MS", 1000);
+        S.fast_ns = cadence[0];
+        S.memory_ns = cadence[1];
+        S.energy_ns = cadence[2];
+        S.gpm_ns = cadence[3];
+        S.pcie_ns = cadence[4];
+        S.linger_ns = cadence[5];
+        S.keep_until = 0;
+        S.keep_gpm = S.keep_pcie = 0;
+        S.keep_metrics = 0;
         unsigned hist_cap = (unsigned)(HISTORY_S * 1000000000ull / S.fast_ns) + 2;
         for (unsigned d = 0; d < g->device_count; d++)
             if (perfq__nvml_history_init(&S.dev[d].hist, hist_cap))
@@ -679,21 +758,37 @@ void perfq__nvml_anchor_post(struct nvml_anchor *a, int is_end)
     pthread_mutex_unlock(&S.lock);
 }
 
+/* Gauges read more slowly than the fast ones, which a result does not wait for. */
+#define CH_SLOW_MASK (CH_PCIE_MASK | CH_BIT(CH_MEM_USED))
+
+/* Resolved, but for the slow gauges, which hold_slow() completes. */
 static int anchor_done(const struct nvml_anchor *a)
 {
     for (unsigned d = 0; d < NVML_MAX_DEVICES; d++)
-        if (a->pending[d])
+        if (a->pending[d] & ~CH_SLOW_MASK)
             return 0;
     return 1;
+}
+
+/* A slow gauge still pending at an anchor: its newest read held from its time to the
+ * anchor's (the anchor is after it, or the read would have resolved it). */
+static void hold_slow(struct nvml_anchor *a)
+{
+    for (unsigned d = 0; S.g && d < S.g->device_count; d++)
+        for (uint64_t bits = a->pending[d] & CH_SLOW_MASK; bits; bits &= bits - 1) {
+            int c = __builtin_ctzll(bits);
+            a->value[d][c] = integral_hold(&S.dev[d].ch[c], a->t);
+            a->pending[d] &= ~CH_BIT(c);
+        }
 }
 
 int perfq__nvml_anchor_wait(struct nvml_anchor *a, int wait)
 {
     pthread_mutex_lock(&S.lock);
     struct timespec until;
-    /* The slowest channel resolves at its next sample: a GPM or PCIe period, plus slack. */
-    uint64_t slowest = S.gpm_ns > S.pcie_ns ? S.gpm_ns : S.pcie_ns;
-    deadline_in(&until, slowest + 2000000000u);
+    /* The slowest channel waited for resolves at its next sample: a GPM period (or a fast
+     * one), plus slack; a PCIe read blocks the fast samples about 20 ms per device. */
+    deadline_in(&until, (S.gpm_ns > S.fast_ns ? S.gpm_ns : S.fast_ns) + 2000000000u);
     int rc = 0;
     while (!anchor_done(a)) {
         if (!wait || !S.running) {
@@ -705,6 +800,8 @@ int perfq__nvml_anchor_wait(struct nvml_anchor *a, int wait)
             break;
         }
     }
+    if (rc == 0)
+        hold_slow(a);
     if (rc == 0 && a->posted)
         unlink_locked(a);
     pthread_mutex_unlock(&S.lock);
@@ -818,7 +915,7 @@ int perfq__nvml_interval_read(unsigned d, uint64_t a, uint64_t b, int wait,
     if (b < a)
         return -1;
     pthread_mutex_lock(&S.lock);
-    if (!S.running || !S.g || d >= S.g->device_count) {
+    if (!S.running || !S.users || !S.g || d >= S.g->device_count) {
         pthread_mutex_unlock(&S.lock);
         return -1;
     }

@@ -7,6 +7,7 @@
  * the interval up to the 100 ms step at each end (placed at the midpoint of the two reads
  * that saw it change).
  */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -176,7 +177,7 @@ static void test_history(void **state)
     assert_true(fabs(iv.power_w - 100.0) < 1e-6);
     assert_int_equal(perfq__nvml_interval_read(0, b, a, 1, &iv), -1);   /* reversed */
     perfq__nvml_interval_release(0);
-    /* Released (the sampler stopped): nothing to read from. */
+    /* Released: nothing to read from (the sampler may linger, but serves no read unheld). */
     assert_int_equal(perfq__nvml_interval_read(0, a, b, 1, &iv), -1);
 }
 
@@ -200,6 +201,108 @@ static void test_pcie(void **state)
     assert_true(fabs(v[1].v.f64 - 3072000.0) < 1e-3);
     perfq_measurement_destroy(&m);
     perfq_close(&pq);
+}
+
+/* A result does not wait for the PCIe read after its end (a second later by default; here
+ * never, within the test's time): once the fast channels are resolved, the newest PCIe read is
+ * held to the end. Before, WAIT blocked up to the PCIe period plus 2 s, and NO_WAIT never
+ * became ready. */
+static void test_pcie_prompt(void **state)
+{
+    (void)state;
+    setenv("PERFQ_NVML_PCIE_MS", "599999", 1);
+    perfq_t *pq;
+    perfq_counter_id_t ids[3];
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &ids[2]), PERFQ_OK);
+    perfq_value_t v[3];
+    for (int wait = 0; wait < 2; wait++) {
+        perfq_measurement_t *m;
+        assert_int_equal(perfq_measurement_create(pq, ids, 3, NULL, &m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        usleep(30000);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        perfq_status_t s;
+        if (wait) {
+            s = perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 3);
+        } else {
+            /* Ready after a fast sample (20 ms): polled up to 5 s, against the 10 minutes
+             * of the PCIe period. */
+            for (int i = 0; i < 1000; i++) {
+                s = perfq_measurement_result(m, PERFQ_RESULT_NOWAIT, v, 3);
+                if (s != PERFQ_NOT_READY)
+                    break;
+                usleep(5000);
+            }
+        }
+        assert_int_equal(s, PERFQ_OK);
+        assert_true(fabs(v[0].v.f64 - 1024000.0) < 1e-3);   /* the fake's 1000 KB/s, held */
+        assert_true(fabs(v[1].v.f64 - 3072000.0) < 1e-3);
+        assert_true(fabs(v[2].v.f64 - 100.0) < 1e-6);
+        assert_int_equal(v[0].flags, 0);
+        perfq_measurement_destroy(&m);
+    }
+    perfq_close(&pq);
+    unsetenv("PERFQ_NVML_PCIE_MS");
+}
+
+static int sampler_threads(void)
+{
+    int n = 0;
+    DIR *dir = opendir("/proc/self/task");
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        char path[300], comm[32] = "";
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (f && fgets(comm, sizeof(comm), f) && strncmp(comm, "perfq-nvml", 10) == 0)
+            n++;
+        if (f)
+            fclose(f);
+    }
+    if (dir)
+        closedir(dir);
+    return n;
+}
+
+/* The sampler outlives its last user by PERFQ_NVML_LINGER_MS, and then ends by itself. */
+static void test_linger(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    perfq_counter_id_t id;
+    perfq_measurement_t *m;
+    perfq_value_t v;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &id), PERFQ_OK);
+    setenv("PERFQ_NVML_LINGER_MS", "300000", 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_OK);
+        assert_int_equal(sampler_threads(), 1);
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, &v, 1), PERFQ_OK);
+        assert_true(fabs(v.v.f64 - 1024000.0) < 1e-3);
+        perfq_measurement_destroy(&m);
+        assert_int_equal(sampler_threads(), 1);   /* lingering: the same thread, still there */
+    }
+    /* Another linger in the environment: the next user gets a fresh thread, which ends
+     * 50 ms after its last user (polled up to 10 s). */
+    setenv("PERFQ_NVML_LINGER_MS", "50", 1);
+    assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_OK);
+    assert_int_equal(sampler_threads(), 1);
+    perfq_measurement_destroy(&m);
+    for (int i = 0; i < 1000 && sampler_threads(); i++)
+        usleep(10000);
+    assert_int_equal(sampler_threads(), 0);
+    /* And a user after that starts one again. */
+    assert_int_equal(perfq_measurement_create(pq, &id, 1, NULL, &m), PERFQ_OK);
+    assert_int_equal(sampler_threads(), 1);
+    perfq_measurement_destroy(&m);
+    perfq_close(&pq);
+    unsetenv("PERFQ_NVML_LINGER_MS");
 }
 
 /* Several threads, each with its own instance and measurement, share the one sampler. */
@@ -253,6 +356,8 @@ int main(void)
         cmocka_unit_test_prestate(test_interval, "100"),
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_pcie),
+        cmocka_unit_test(test_pcie_prompt),
+        cmocka_unit_test(test_linger),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

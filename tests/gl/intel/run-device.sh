@@ -13,10 +13,10 @@ dir="$build/tests/gl/intel"
 passed=0 failed=0 skipped=0
 run() {   # name, program, args...
     local name=$1; shift
-    local out rc
+    local out rc t0=$SECONDS
     out=$(timeout "${TIMEOUT:-120}" "$@" 2>&1); rc=$?
-    echo "--- $name: exit $rc"
-    printf '%s\n' "$out" | grep -E 'renderer:|GPU time|CPU Time|quad:|types |PASSED|FAILED  \]|SKIPPED  \] [0-9]|ERROR|LINE|skipped' | head -20
+    echo "--- $name: exit $rc, $((SECONDS - t0)) s"
+    printf '%s\n' "$out" | grep -E 'renderer:|GPU time|CPU Time|quad:|types |type "|PASSED|FAILED  \]|SKIPPED  \] [0-9]|ERROR|LINE|skipped' | head -20
     if [ $rc -eq 0 ]; then passed=$((passed + 1))
     elif [ $rc -eq 77 ]; then skipped=$((skipped + 1))
     else failed=$((failed + 1)); printf '%s\n' "$out" | tail -30; fi
