@@ -527,22 +527,28 @@ PERFQ_GL_EXPORT EGLBoolean eglGetPerfCounterDataBRCM(EGLint dataBufferBytes, voi
 static void observe_object(struct perfq_gl_context *ctx, void *data,
                            const struct perfq_gl_object_call *c)
 {
-    (void)ctx;
     (void)data;
     if (c->event != PERFQ_GL_OBJECT_ALLOCATE || c->error != GL_NO_ERROR)
         return;
+    enum perfq_gl_driver_count which = PERFQ_GL_DRIVER_BUFFER_BYTES;
+    uint64_t bytes = 0;
     if (c->kind == PERFQ_GL_OBJECT_BUFFER && c->size > 0 &&
         strstr(c->function, "Storage") == NULL) {
         /* glBufferData and its aliases; glBufferStorage allocates immutable storage. */
-        perfq_gl_driver_add(PERFQ_GL_DRIVER_BUFFER_BYTES, (uint64_t)c->size);
+        bytes = (uint64_t)c->size;
     } else if (c->kind == PERFQ_GL_OBJECT_TEXTURE) {
+        which = PERFQ_GL_DRIVER_TEXTURE_BYTES;
         if (strncmp(c->function, "glCompressedTexImage", 20) == 0 && c->size > 0)
-            perfq_gl_driver_add(PERFQ_GL_DRIVER_TEXTURE_BYTES, (uint64_t)c->size);
+            bytes = (uint64_t)c->size;
         else if (strncmp(c->function, "glTexImage", 10) == 0 && c->format && c->type)
-            perfq_gl_driver_add(PERFQ_GL_DRIVER_TEXTURE_BYTES,
-                                perfq_gl_upload_bytes(c->format, c->type, c->width, c->height,
-                                                      c->depth));
+            bytes = perfq_gl_upload_bytes(c->format, c->type, c->width, c->height, c->depth);
     }
+    if (bytes)
+        perfq_gl_driver_add(which, bytes);
+    /* The same call again counts the same bytes again: the layer may add them itself
+     * (gl_layer.h, perfq_gl_object_repeatable). */
+    perfq_gl_object_repeatable(ctx, NULL, 0, bytes ? (uint64_t *)&perfq_gl_driver_counts[which]
+                                                   : NULL, bytes);
 }
 
 static void observe_draw(struct perfq_gl_context *ctx, void *data, const char *function)

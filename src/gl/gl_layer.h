@@ -246,6 +246,25 @@ struct perfq_gl_observers {
     void (*draw_begin)(struct perfq_gl_context *ctx, void *data, const char *function);
 };
 
+/* Repeats (docs/gl-layer-interface.md): a program re-specifies the same object with the same
+ * storage call again and again (glBufferData orphaning, a streamed glTexImage2D). From an object
+ * observer, while it observes an accepted call of that kind (buffer data, a texture image,
+ * renderbuffer storage: the calls GL lets a program run twice with the effect of once), this
+ * vote says: the same call again, on the same object, changes nothing of this observer's state
+ * as long as *generation (NULL: always) still reads `expected`, except that it adds `amount` to
+ * *counter (NULL: nothing; read it with perfq_gl_repeat_counter_read). When every object observer votes, the layer answers the
+ * accepted repeats of that call itself (it reads the driver's error for each) and does not report
+ * them, until a binding, the call or the generation changes, or perfq_gl_object_repeat_forget.
+ * Called outside an observer, or for another kind of call, it does nothing. */
+void perfq_gl_object_repeatable(struct perfq_gl_context *ctx, const uint64_t *generation,
+                                uint64_t expected, uint64_t *counter, uint64_t amount);
+/* State a vote depended on changed outside the generation (a context's current tag): the
+ * context's next storage call is reported again. */
+void perfq_gl_object_repeat_forget(struct perfq_gl_context *ctx);
+/* A counter a vote named, read with the repeats the layer answered and has not added to it yet
+ * (they are added when the context's record goes): what a reader of *counter must use. */
+uint64_t perfq_gl_repeat_counter_read(const uint64_t *counter);
+
 struct perfq_gl_frontend {
     const char *name;               /* the extension's name, e.g. "GL_ANGLE_timer_query" */
     perfq_gl_scope_t scope;

@@ -485,6 +485,47 @@ static void exact_driver_counts(void **state)
     read_driver(drv, v, EGL_TRUE);
     assert_int_equal(v[bufb], 1100);
     assert_int_equal(v[texb], 16 * 8 * 4 + 8 * 4 * 4 + 4 * 2 * 3 * 4);
+    /* The same storage call again and again, which the layer answers itself after the first
+     * (gl_layer.h, perfq_gl_object_repeatable): every one counted, read while the repeats are
+     * still the context's record and after it went (another bind). */
+    gl.glBindBuffer(GL_ARRAY_BUFFER, buf);
+    for (int i = 0; i < 4; i++)
+        gl.glBufferData(GL_ARRAY_BUFFER, 1000, data, GL_STATIC_DRAW);
+    read_driver(drv, v, EGL_FALSE);
+    assert_int_equal(v[bufb], 4000);
+    bindtex(GL_TEXTURE_2D, tex);
+    for (int i = 0; i < 3; i++)
+        teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, data);
+    read_driver(drv, v, EGL_TRUE);
+    assert_int_equal(v[bufb], 4000);
+    assert_int_equal(v[texb], 3 * 16 * 8 * 4);
+    for (int i = 0; i < 2; i++)
+        teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, data);
+    read_driver(drv, v, EGL_TRUE);
+    assert_int_equal(v[texb], 2 * 16 * 8 * 4);
+    /* From a pixel unpack buffer: a repeat the driver refuses (the buffer is mapped) is not
+     * counted. */
+    {
+        PFNGLMAPBUFFERRANGEPROC map =
+            (PFNGLMAPBUFFERRANGEPROC)eglGetProcAddress("glMapBufferRange");
+        PFNGLUNMAPBUFFERPROC unmap = (PFNGLUNMAPBUFFERPROC)eglGetProcAddress("glUnmapBuffer");
+        assert_true(map && unmap);
+        GLuint pbo = 0;
+        gl.glGenBuffers(1, &pbo);
+        gl.glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+        gl.glBufferData(GL_PIXEL_UNPACK_BUFFER, sizeof data, data, GL_STATIC_DRAW);
+        for (int i = 0; i < 2; i++)
+            teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_non_null(map(GL_PIXEL_UNPACK_BUFFER, 0, 16, GL_MAP_READ_BIT));
+        teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        assert_true(unmap(GL_PIXEL_UNPACK_BUFFER));
+        gl.glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        gl.glDeleteBuffers(1, &pbo);
+        read_driver(drv, v, EGL_TRUE);
+        assert_int_equal(v[bufb], sizeof data);
+        assert_int_equal(v[texb], 2 * 16 * 8 * 4);
+    }
     deltex(1, &tex);
     deltex(1, &tex2);
     gl.glDeleteBuffers(1, &buf);

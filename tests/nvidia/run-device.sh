@@ -43,6 +43,13 @@ step "test-intel-nvidia --fake" env LD_LIBRARY_PATH="$build/tests/nvidia:$LD_LIB
 step "test-cl-nvidia (per-command energy, power, clocks)" env \
     LD_LIBRARY_PATH="/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH" \
     OPENCL_LAYERS="$build/src/cl/libperfq-cl.so" "$build/tests/nvidia/test-cl-nvidia"
+# GL_NV_query_resource's accounting through the layer on the NVIDIA driver (issue 8), and the
+# Driver Counters the same storage calls feed (EGL_BRCM_performance_counters).
+step nvres-engine "$build/tests/gl/test-nvres-engine"
+for kind in compat core gles; do
+    step "nv-query-resource-$kind" "$build/tests/gl/test-nv-query-resource" --$kind
+    step "egl-brcm-$kind" "$build/tests/gl/test-egl-brcm" --$kind
+done
 step "bench-nvml (read cost, sampler CPU)" "$build/bench/bench-nvml"
 step "cupti-dram (accuracy, perturbation)" env PERFQ_CUPTI_PROFILE=1 "$build/bench/cuda/cupti-dram"
 step "perfq stat of a CUDA program, no layer" "$perfq" stat \

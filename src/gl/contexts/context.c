@@ -45,8 +45,11 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
     while (c && c->pub.handle != handle)
         c = c->next;
     if (!c && create) {
-        c = calloc(1, sizeof *c);
+        /* Aligned as the struct says (its repeat record, layer_internal.h). */
+        if (posix_memalign((void **)&c, _Alignof(struct perfq_gl_ctx), sizeof *c) != 0)
+            c = NULL;
         if (c) {
+            memset(c, 0, sizeof *c);
             c->pub.gl = perfq_gl_dispatch();
             c->pub.handle = handle;
             c->pub.display = display;
@@ -61,8 +64,38 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
     return c;
 }
 
+static void repeat_flush_locked(struct perfq_gl_repeat *r)
+{
+    uint64_t n = __atomic_load_n(&r->pending, __ATOMIC_RELAXED);
+    uint64_t *counter = __atomic_load_n(&r->counter, __ATOMIC_RELAXED);
+    if (n && counter)
+        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->pending, 0, __ATOMIC_RELAXED);
+}
+
+void perfq_gl_repeat_flush(struct perfq_gl_repeat *r)
+{
+    pthread_mutex_lock(&context_lock);
+    repeat_flush_locked(r);
+    pthread_mutex_unlock(&context_lock);
+}
+
+uint64_t perfq_gl_repeat_counter_read(const uint64_t *counter)
+{
+    /* Under the lock, as the flushes: a repeat's amount is seen once, in the counter or in
+     * its context's record, never in both nor in neither. */
+    pthread_mutex_lock(&context_lock);
+    uint64_t v = __atomic_load_n(counter, __ATOMIC_RELAXED);
+    for (struct perfq_gl_ctx *c = contexts; c; c = c->next)
+        if (__atomic_load_n(&c->repeat.counter, __ATOMIC_RELAXED) == counter)
+            v += __atomic_load_n(&c->repeat.pending, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&context_lock);
+    return v;
+}
+
 static void unlink_context(struct perfq_gl_ctx *c)
 {
+    repeat_flush_locked(&c->repeat);        /* before it leaves the list the readers walk */
     for (struct perfq_gl_ctx **p = &contexts; *p; p = &(*p)->next) {
         if (*p == c) {
             *p = c->next;

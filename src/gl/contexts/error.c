@@ -70,28 +70,29 @@ void perfq_gl_call_checked_begin(struct perfq_gl_ctx *c)
     harvest(c);
 }
 
+void perfq_gl_call_error_seen(struct perfq_gl_ctx *c, GLenum e)
+{
+    perfq_gl_bindings_forget(c);            /* the error may be an earlier bind's */
+    if (c->pending_error == GL_NO_ERROR)
+        c->pending_error = e;
+}
+
 GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c)
 {
     if (!c->pub.gl->glGetError)
         return GL_NO_ERROR;
     GLenum e = c->pub.gl->glGetError();
-    if (e != GL_NO_ERROR) {
-        perfq_gl_bindings_forget(c);        /* the error may be an earlier bind's */
-        if (c->pending_error == GL_NO_ERROR)
-            c->pending_error = e;
-    }
+    if (e != GL_NO_ERROR)
+        perfq_gl_call_error_seen(c, e);
     return e;
 }
 
-/* One read instead of two, for a call that the layer may run a second time with the same
- * effect (docs/nv-query-resource.md, "The error check"). The call has run; the driver's flag now
- * holds either nothing (the call was accepted and no earlier error was pending) or the first
- * error since the flag was last read, which may be the call's own or an earlier call's: it is
- * kept for the program either way (first one wins). Returns it. */
-GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c)
-{
-    return perfq_gl_call_checked_end(c);
-}
+/* perfq_gl_call_repeatable_end (layer_internal.h, inline): one read instead of two, for a call
+ * that the layer may run a second time with the same effect (docs/nv-query-resource.md, "The
+ * error check"). The call has run; the driver's flag now holds either nothing (the call was
+ * accepted and no earlier error was pending) or the first error since the flag was last read,
+ * which may be the call's own or an earlier call's: it is kept for the program either way (first
+ * one wins). */
 
 /* After perfq_gl_call_repeatable_end returned an error and the layer ran the same call again
  * (the flag was clear before it): the second run's error is the call's own answer. It is the

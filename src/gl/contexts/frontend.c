@@ -174,10 +174,75 @@ uint64_t perfq_gl_frontends_live_objects(void)
 
 void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call)
 {
+    perfq_gl_repeat_clear(&c->repeat);                    /* another call came between */
     int n = __atomic_load_n(&n_object_observers, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         object_observers[i].fn(&c->pub, perfq_gl_frontend_data(object_observers[i].id, &c->pub),
                                call);
+}
+
+void perfq_gl_observe_object_repeatable(struct perfq_gl_ctx *c,
+                                        const struct perfq_gl_object_call *call)
+{
+    struct perfq_gl_repeat *r = &c->repeat;
+    perfq_gl_repeat_clear(r);
+    r->collecting = 1;
+    r->votes = 0;
+    r->vetoed = 0;
+    r->generation = NULL;
+    __atomic_store_n(&r->counter, NULL, __ATOMIC_RELAXED);     /* pending is 0 (cleared) */
+    int n = __atomic_load_n(&n_object_observers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        object_observers[i].fn(&c->pub, perfq_gl_frontend_data(object_observers[i].id, &c->pub),
+                               call);
+    r->collecting = 0;
+    /* Recorded only for an accepted call every observer voted for, whose object the layer names
+     * again without the driver: by name, or by a binding it tracks (any change of which clears
+     * the record, layer_bindings.c). */
+    if (call->error != GL_NO_ERROR || r->vetoed || r->votes != n || n == 0 ||
+        (!call->name && !perfq_gl_binding_tracked(c, call->kind, call->target)))
+        return;
+    /* A texture image from a pixel unpack buffer reads it at `pixels`, an offset the key does
+     * not hold, and GL refuses it past the buffer's end or while it is mapped: only uploads from
+     * the program's memory are answered again (a bind of another unpack buffer clears it). */
+    if (call->kind == PERFQ_GL_OBJECT_TEXTURE && !perfq_gl_no_unpack_buffer(c))
+        return;
+    r->key = (struct perfq_gl_repeat_key){
+        .function = call->function, .size = call->size, .name = call->name,
+        .target = call->target, .level = call->level, .levels = call->levels,
+        .internalformat = call->internalformat, .width = call->width, .height = call->height,
+        .depth = call->depth, .samples = call->samples, .format = call->format,
+        .type = call->type,
+    };
+}
+
+void perfq_gl_object_repeatable(struct perfq_gl_context *pub, const uint64_t *generation,
+                                uint64_t expected, uint64_t *counter, uint64_t amount)
+{
+    struct perfq_gl_repeat *r = &perfq_gl_ctx(pub)->repeat;
+    if (!r->collecting)
+        return;
+    /* One generation and one counter per record: a second of either is a veto. */
+    if ((generation && r->generation) || (counter && r->counter)) {
+        r->vetoed = 1;
+        return;
+    }
+    if (generation) {
+        r->generation = generation;
+        r->expected = expected;
+    }
+    if (counter) {
+        __atomic_store_n(&r->counter, counter, __ATOMIC_RELAXED);  /* read by
+                                                                 * perfq_gl_repeat_counter_read */
+        r->amount = amount;
+    }
+    r->votes++;
+}
+
+void perfq_gl_object_repeat_forget(struct perfq_gl_context *pub)
+{
+    if (pub)
+        perfq_gl_repeat_clear(&perfq_gl_ctx(pub)->repeat);
 }
 
 void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)

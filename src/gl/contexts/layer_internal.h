@@ -34,6 +34,52 @@ struct perfq_gl_bindings {
     GLuint renderbuffer;
 };
 
+/* The last storage call the layer may answer again without its observers (layer_objects.h,
+ * OBSERVED_REPEATABLE; docs/nv-query-resource.md, "Repeats"): set while every object observer
+ * said of it that the same call again, on the same object, changes nothing of its state but
+ * adds `amount` to *counter, as long as *generation reads `expected` (perfq_gl_object_repeatable),
+ * and the layer knows the call names the same object: a DSA name, or a binding the layer tracks
+ * that has not changed since (every binding change and every error read clears it).
+ * The key holds the call's fields that come from its arguments, and its wrapper (the function's
+ * name, by address): in OBSERVED_REPEATABLE's wrappers kind, event, replaces_storage and source
+ * are the wrapper's constants. Two cache lines, both at fixed offsets in the context: a repeat
+ * reads them side by side after the driver's call has evicted them. */
+struct perfq_gl_repeat_key {
+    const char *function;                   /* NULL: no record */
+    int64_t size;
+    GLuint name;
+    GLenum target;
+    GLint level;
+    GLsizei levels;
+    GLenum internalformat;
+    GLsizei width, height, depth, samples;
+    GLenum format, type;
+};
+
+struct perfq_gl_repeat {
+    struct perfq_gl_repeat_key key;
+    const uint64_t *generation;             /* NULL: none */
+    uint64_t expected;
+    uint64_t *counter;                      /* NULL: none */
+    uint64_t amount;
+    /* The repeats' amounts not yet added to *counter: written by the context's thread alone
+     * (a plain add, no locked instruction on the hot path), added to *counter under
+     * context_lock when the record goes; perfq_gl_repeat_counter_read counts them meanwhile. */
+    uint64_t pending;
+    int collecting;                         /* observers' votes counted (one observed call) */
+    int votes, vetoed;
+};
+
+/* context.c: the pending amount into its counter (under context_lock). */
+void perfq_gl_repeat_flush(struct perfq_gl_repeat *r);
+
+static inline void perfq_gl_repeat_clear(struct perfq_gl_repeat *r)
+{
+    r->key.function = NULL;
+    if (__builtin_expect(__atomic_load_n(&r->pending, __ATOMIC_RELAXED) != 0, 0))
+        perfq_gl_repeat_flush(r);
+}
+
 struct perfq_gl_ctx {
     struct perfq_gl_context pub;            /* first: front ends see only this */
     struct perfq_gl_ctx *next;              /* in the context list (context_lock) */
@@ -42,6 +88,9 @@ struct perfq_gl_ctx {
     int destroy_pending;                    /* the program destroyed it while current */
     int current_count;                      /* threads where it is current (0 or 1) */
     int gl_usable_in_finalize;              /* set while destroyed hooks run */
+
+    /* Aligned (the context is allocated so): the key on one line, the rest on the next. */
+    struct perfq_gl_repeat repeat __attribute__((aligned(64)));
 
     /* errors (error.c) */
     GLenum pending_error;                   /* the first error not yet returned to the program */
@@ -139,12 +188,16 @@ GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c);
 /* The same with one read, for calls the layer may run again with the same effect: the call ran,
  * then perfq_gl_call_repeatable_end; if that returned an error, the call runs again and
  * perfq_gl_call_repeat_end says whether it is refused (layer_objects.h, OBSERVED_REPEATABLE). */
-GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c);
+static inline GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c);
 GLenum perfq_gl_call_repeat_end(struct perfq_gl_ctx *c);
+/* The driver returned `error` to a read of the layer's: kept for the program (first one wins),
+ * bindings asked again. */
+void perfq_gl_call_error_seen(struct perfq_gl_ctx *c, GLenum error);
 
 /* layer_bindings.c: every binding is asked again (a GL error was read: a bind may have failed). */
 static inline void perfq_gl_bindings_forget(struct perfq_gl_ctx *c)
 {
+    perfq_gl_repeat_clear(&c->repeat);
     c->bindings.buffers_known = 0;
     c->bindings.unit_known = 0;
     for (int u = 0; u < PERFQ_GL_TRACKED_UNITS; u++)
@@ -184,6 +237,18 @@ uint64_t perfq_gl_frontends_live_objects(void);
 #define PERFQ_GL_OBSERVE_DRAW_BEGIN 16
 extern int perfq_gl_observing;
 void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_object_call *call);
+/* The same for a call that OBSERVED_REPEATABLE may answer again itself: if the driver accepted
+ * it, every object observer voted (perfq_gl_object_repeatable) and the call names its object by
+ * DSA name or by a binding the layer tracks, it becomes the context's repeat record. */
+void perfq_gl_observe_object_repeatable(struct perfq_gl_ctx *c,
+                                        const struct perfq_gl_object_call *call);
+/* layer_bindings.c: 1 if the object a call by target names is known to the layer without asking
+ * the driver (a tracked binding it knows now). */
+int perfq_gl_binding_tracked(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLenum target);
+/* 1 if no pixel unpack buffer is bound (asked of the driver once, then tracked): a texture
+ * upload's data then comes from the program's memory, whatever its `pixels`. Call it only
+ * right after an accepted call (the driver's flag clear). */
+int perfq_gl_no_unpack_buffer(struct perfq_gl_ctx *c);
 void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function);
 /* Before the real draw call: for the wrappers, which test PERFQ_GL_OBSERVE_DRAW_BEGIN first. */
 void perfq_gl_observe_draw_begin(const char *function);
@@ -240,6 +305,20 @@ static inline struct perfq_gl_ctx *perfq_gl_active_context(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     return c && c->initialized && !c->finalized ? c : NULL;
+}
+
+/* One read of the driver's error flag after a program's call (error.c, "one read"). */
+static inline GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c)
+{
+    /* The real table, which c->pub.gl points to, by its address: one load fewer after a call
+     * that evicted both. */
+    perfq_PFNGLGETERRORPROC get_error = perfq_gl_dispatch()->glGetError;
+    if (!get_error)
+        return GL_NO_ERROR;
+    GLenum e = get_error();
+    if (__builtin_expect(e != GL_NO_ERROR, 0))
+        perfq_gl_call_error_seen(c, e);
+    return e;
 }
 
 #endif

@@ -18,6 +18,8 @@
  *   storage call, whose error check then sees it (GL 4.6 section 2.3.1).
  * - Deleting a bound object unbinds it in the current context (GL 4.6 section 5.1.2): the
  *   delete wrappers set those bindings to 0.
+ * Every change of a binding the layer knows (and every forgetting) clears the context's repeat
+ * record (struct perfq_gl_repeat): a repeated call by target names the object bound now.
  */
 #include "gl/contexts/layer_internal.h"
 
@@ -101,6 +103,7 @@ void perfq_gl_bindings_deleted(struct perfq_gl_ctx *c, perfq_gl_object_kind_t ki
     struct perfq_gl_bindings *b = &c->bindings;
     if (n <= 0 || !names)
         return;
+    perfq_gl_repeat_clear(&c->repeat);
     if (n > 8 && kind == PERFQ_GL_OBJECT_TEXTURE) {
         /* Many names against every unit: cheaper to ask again later. */
         memset(b->textures_known, 0, sizeof b->textures_known);
@@ -137,6 +140,34 @@ static GLuint ask(struct perfq_gl_ctx *c, GLenum pname)
     if (c->pub.gl->glGetIntegerv)
         c->pub.gl->glGetIntegerv(pname, &v);
     return (GLuint)v;
+}
+
+int perfq_gl_binding_tracked(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLenum target)
+{
+    const struct perfq_gl_bindings *b = &c->bindings;
+    int s;
+    switch (kind) {
+    case PERFQ_GL_OBJECT_BUFFER:
+        s = buffer_slot(target);
+        return s >= 0 && (b->buffers_known & (1u << s));
+    case PERFQ_GL_OBJECT_TEXTURE:
+        if (target >= GL_TEXTURE_CUBE_MAP_POSITIVE_X && target <= GL_TEXTURE_CUBE_MAP_NEGATIVE_Z)
+            target = GL_TEXTURE_CUBE_MAP;
+        s = texture_slot(target);
+        return s >= 0 && b->unit_known && b->unit < PERFQ_GL_TRACKED_UNITS &&
+               (b->textures_known[b->unit] & (1u << s));
+    case PERFQ_GL_OBJECT_RENDERBUFFER:
+        return target == GL_RENDERBUFFER && b->renderbuffer_known;
+    }
+    return 0;
+}
+
+int perfq_gl_no_unpack_buffer(struct perfq_gl_ctx *c)
+{
+    /* Pixel unpack buffers: GL 2.1, GLES 3.0; where the context has none, none is bound. */
+    int has = c->pub.api == PERFQ_GL_API_GLES ? perfq_gl_version_at_least(&c->pub, 3, 0)
+                                               : perfq_gl_version_at_least(&c->pub, 2, 1);
+    return !has || perfq_gl_bound(&c->pub, GL_PIXEL_UNPACK_BUFFER_BINDING) == 0;
 }
 
 GLuint perfq_gl_bound(struct perfq_gl_context *pub, GLenum pname)
@@ -203,6 +234,7 @@ GLuint perfq_gl_texture_on_unit(struct perfq_gl_ctx *c, GLuint unit, GLenum targ
      * in every driver): select the unit, ask, select the program's unit again. The unit exists
      * (the program's call on it was accepted), so none of these raises an error. */
     GLuint active = b->unit_known ? b->unit : ask(c, GL_ACTIVE_TEXTURE) - GL_TEXTURE0;
+    perfq_gl_repeat_clear(&c->repeat);
     gl->glActiveTexture(GL_TEXTURE0 + unit);
     GLuint name = ask(c, texture_binding_of_slot(s));
     gl->glActiveTexture(GL_TEXTURE0 + active);
@@ -226,8 +258,13 @@ static void bound_buffer(GLenum target, GLuint buffer)
         c->query_buffer_bound = 1;
     int s = buffer_slot(target);
     if (s >= 0) {
+        /* The same buffer again leaves the binding as it was, accepted or refused. */
+        if (!(c->bindings.buffers_known & (1u << s)) || c->bindings.buffer[s] != buffer)
+            perfq_gl_repeat_clear(&c->repeat);
         c->bindings.buffer[s] = buffer;
         c->bindings.buffers_known |= 1u << s;
+    } else {
+        perfq_gl_repeat_clear(&c->repeat);
     }
 }
 
@@ -252,8 +289,10 @@ PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
 static void forget_element_array(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c)
+    if (c) {
         c->bindings.buffers_known &= ~(1u << 1);
+        perfq_gl_repeat_clear(&c->repeat);
+    }
 }
 
 PERFQ_GL_EXPORT void glBindVertexArray(GLuint array)
@@ -290,8 +329,10 @@ PERFQ_GL_EXPORT void glPopClientAttrib(void)
         return;
     gl->glPopClientAttrib();
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c)
+    if (c) {
         c->bindings.buffers_known = 0;
+        perfq_gl_repeat_clear(&c->repeat);
+    }
 }
 
 PERFQ_GL_EXPORT void glPopAttrib(void)
@@ -304,6 +345,7 @@ PERFQ_GL_EXPORT void glPopAttrib(void)
     if (c) {
         c->bindings.unit_known = 0;
         memset(c->bindings.textures_known, 0, sizeof c->bindings.textures_known);
+        perfq_gl_repeat_clear(&c->repeat);
     }
 }
 
@@ -312,6 +354,8 @@ static void active_unit(GLenum texture)
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (!c)
         return;
+    if (!c->bindings.unit_known || c->bindings.unit != texture - GL_TEXTURE0)
+        perfq_gl_repeat_clear(&c->repeat);
     c->bindings.unit = texture - GL_TEXTURE0;   /* out of range: not tracked, asked */
     c->bindings.unit_known = 1;
 }
@@ -339,8 +383,12 @@ static void bound_texture(GLenum target, GLuint texture)
         return;
     struct perfq_gl_bindings *b = &c->bindings;
     int s = texture_slot(target);
-    if (s < 0 || !b->unit_known || b->unit >= PERFQ_GL_TRACKED_UNITS)
+    if (s < 0 || !b->unit_known || b->unit >= PERFQ_GL_TRACKED_UNITS) {
+        perfq_gl_repeat_clear(&c->repeat);
         return;                             /* asked at the next storage call */
+    }
+    if (!(b->textures_known[b->unit] & (1u << s)) || b->texture[b->unit][s] != texture)
+        perfq_gl_repeat_clear(&c->repeat);
     b->texture[b->unit][s] = texture;
     b->textures_known[b->unit] |= (uint16_t)(1u << s);
 }
@@ -366,6 +414,7 @@ static void forget_units(GLuint first, GLsizei count)
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (!c || count <= 0)
         return;
+    perfq_gl_repeat_clear(&c->repeat);
     for (GLuint u = first; u < PERFQ_GL_TRACKED_UNITS && u - first < (GLuint)count; u++)
         c->bindings.textures_known[u] = 0;
 }
@@ -400,8 +449,14 @@ PERFQ_GL_EXPORT void glBindMultiTextureEXT(GLenum texunit, GLenum target, GLuint
 static void bound_renderbuffer(GLenum target, GLuint rb)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (!c || target != GL_RENDERBUFFER)
+    if (!c)
         return;
+    if (target != GL_RENDERBUFFER) {
+        perfq_gl_repeat_clear(&c->repeat);
+        return;
+    }
+    if (!c->bindings.renderbuffer_known || c->bindings.renderbuffer != rb)
+        perfq_gl_repeat_clear(&c->repeat);
     c->bindings.renderbuffer = rb;
     c->bindings.renderbuffer_known = 1;
 }

@@ -257,8 +257,10 @@ PERFQ_GL_EXPORT void glDeleteQueryResourceTagNV(GLsizei n, const GLint *tagIds)
     /* "Unused names in <states> are silently ignored, as is the value zero." */
     perfq_nvres_tags_delete(g->acc, n, tagIds);
     for (GLsizei i = 0; i < n; i++)
-        if (tagIds[i] == c->current_tag)
+        if (tagIds[i] == c->current_tag) {
             c->current_tag = 0;             /* this context's current tag is gone: tagging off */
+            perfq_gl_object_repeat_forget(ctx);     /* a repeat voted for under that tag */
+        }
 }
 
 PERFQ_GL_EXPORT void glQueryResourceTagNV(GLint tagId, const GLchar *tagString)
@@ -274,6 +276,8 @@ PERFQ_GL_EXPORT void glQueryResourceTagNV(GLint tagId, const GLchar *tagString)
         return;
     /* "To disable tagging ... set the <tagId> parameter to 0." */
     if (tagId == 0) {
+        if (c->current_tag != 0)
+            perfq_gl_object_repeat_forget(ctx);     /* a repeat voted for under that tag */
         c->current_tag = 0;
         return;
     }
@@ -287,6 +291,8 @@ PERFQ_GL_EXPORT void glQueryResourceTagNV(GLint tagId, const GLchar *tagString)
         perfq_gl_record_error(ctx, GL_OUT_OF_MEMORY);
         return;
     }
+    if (c->current_tag != tagId)
+        perfq_gl_object_repeat_forget(ctx);
     c->current_tag = tagId;
 }
 

@@ -247,8 +247,13 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
     struct perfq_nv_context_state *st = perfq_nv_query_resource_context(ctx);
     int32_t tag = st ? st->current_tag : 0;
     int fast = st && fast_path_kind(c);
-    if (fast && unchanged(st, acc, c, obj, tag))
-        return;                             /* the same storage again: nothing changes */
+    if (fast && unchanged(st, acc, c, obj, tag)) {
+        /* the same storage again: nothing changes, nor will it for the next same call while
+         * the generation stays (the layer may answer those itself) */
+        perfq_gl_object_repeatable(ctx, perfq_nvres_group_generation_word(acc),
+                                   st->last.generation, NULL, 0);
+        return;
+    }
     uint64_t generation = 0;
     switch (c->event) {
     case PERFQ_GL_OBJECT_ALLOCATE:
@@ -292,7 +297,10 @@ void perfq_nv_query_resource_observe(struct perfq_gl_context *ctx, void *data,
     }
     if (st)
         st->last.generation = 0;            /* until remembered below */
-    if (fast && generation)
+    if (fast && generation) {
         remember(st, c, obj, tag, generation);
+        perfq_gl_object_repeatable(ctx, perfq_nvres_group_generation_word(acc), generation,
+                                   NULL, 0);
+    }
     perfq_nvres_stat_changed(acc);
 }

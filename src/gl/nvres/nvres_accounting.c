@@ -95,6 +95,11 @@ uint64_t perfq_nvres_group_generation(struct perfq_nvres_group *g)
     return __atomic_load_n(&g->generation, __ATOMIC_ACQUIRE);
 }
 
+const uint64_t *perfq_nvres_group_generation_word(const struct perfq_nvres_group *g)
+{
+    return &g->generation;
+}
+
 /* ---- the object table ---- */
 
 static size_t hash(uint8_t type, uint32_t name)

@@ -86,6 +86,9 @@ uint64_t perfq_nvres_buffer_storage(struct perfq_nvres_group *g, uint32_t name, 
  * the same object to the same storage again would change nothing (the observer's fast path,
  * nv_query_resource_observe.c). */
 uint64_t perfq_nvres_group_generation(struct perfq_nvres_group *g);
+/* Where the generation is, for a reader that loads it itself (atomically, acquire): the GL
+ * layer's repeat record (perfq_gl_object_repeatable). */
+const uint64_t *perfq_nvres_group_generation_word(const struct perfq_nvres_group *g);
 
 /* Delete*: the object of that type and name is gone (unknown names are ignored). */
 void perfq_nvres_delete(struct perfq_nvres_group *g, perfq_nvres_type_t type, uint32_t name);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gl/dispatch/dispatch.h"
+#include "gl/gl_layer.h"
 #include "gl/providers/driver_counters.h"
 
 _Atomic uint64_t perfq_gl_driver_counts[PERFQ_GL_DRIVER_COUNT_KINDS];
@@ -142,8 +143,9 @@ static perfq_status_t dc_session_open(void *state, const struct perfq_session_re
 static void read_counts(struct dc_session *s, uint64_t *out)
 {
     for (size_t i = 0; i < s->count; i++)
-        out[i] = atomic_load_explicit(&perfq_gl_driver_counts[s->which[i]],
-                                      memory_order_relaxed);
+        /* With the storage calls' repeats the layer answered itself (gl_layer.h). */
+        out[i] = perfq_gl_repeat_counter_read(
+            (const uint64_t *)&perfq_gl_driver_counts[s->which[i]]);
 }
 
 static perfq_status_t dc_begin(void *session)
