@@ -832,7 +832,13 @@ static void test_cycles_without_growth(void **state)
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments + 8);
     assert_int_equal(after.vqueries, before.vqueries);
+#if PERFQ_TEST_UNDER_TSAN
+    /* ThreadSanitizer starts its symbolizer at the first suppressed Mesa race, which the warm-up
+     * does not always meet, and keeps two pipes to it (seen in CI: 6 -> 8 under TSan only). */
+    assert_true(count_fds() <= fds + 2);
+#else
     assert_int_equal(count_fds(), fds);
+#endif
 }
 
 /* Issue 15: "Are query objects shareable between multiple contexts? RESOLVED: No." A context in

@@ -20,17 +20,6 @@
 #include "gl/gl_layer.h"
 #include "../gl_test.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define PERFQ_TEST_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PERFQ_TEST_UNDER_TSAN 1
-#endif
-#endif
-#ifndef PERFQ_TEST_UNDER_TSAN
-#define PERFQ_TEST_UNDER_TSAN 0
-#endif
-
 #define CYCLES 3000
 
 /* Device-wide NVIDIA types cost far more per cycle than the others, so they run fewer
