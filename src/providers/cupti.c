@@ -18,13 +18,17 @@
 
 static const struct perfq_counter_desc counters[CUPTI_METRICS] = {
     {"sm__cycles_active.avg", "SM", "Cycles with at least one warp in flight, averaged over "
-     "the SMs, summed over the interval's PM samples", PERFQ_UNIT_CYCLES, PERFQ_STORAGE_FLOAT64,
+     "the SMs, summed over the interval's PM samples; PM sampling loses SM counts (short work can "
+     "read far low at the default 1 ms samples; PERFQ_CUPTI_INTERVAL_US=100 for short work)",
+     PERFQ_UNIT_CYCLES, PERFQ_STORAGE_FLOAT64,
      PERFQ_INTEL_EVENT, 0, 0, 1, 0, 0},
     {"dram__bytes_read.sum", "DRAM", "Bytes read from device memory (DRAM/HBM)",
      PERFQ_UNIT_BYTES, PERFQ_STORAGE_UINT64, PERFQ_INTEL_EVENT, 0, 0, 1, 1, 0},
     {"dram__bytes_write.sum", "DRAM", "Bytes written to device memory (DRAM/HBM)",
      PERFQ_UNIT_BYTES, PERFQ_STORAGE_UINT64, PERFQ_INTEL_EVENT, 0, 0, 1, 2, 0},
-    {"smsp__inst_executed.sum", "SM", "Warp instructions executed, all SM sub-partitions",
+    {"smsp__inst_executed.sum", "SM", "Warp instructions executed, all SM sub-partitions; PM "
+     "sampling loses SM counts (short work can read far low at the default 1 ms samples; "
+     "PERFQ_CUPTI_INTERVAL_US=100 for short work)",
      PERFQ_UNIT_GENERIC, PERFQ_STORAGE_UINT64, PERFQ_INTEL_EVENT, 0, 0, 1, 3, 0},
 };
 
