@@ -106,7 +106,7 @@ void perfq_gl_record_error(struct perfq_gl_context *ctx, GLenum error);
 /* The object bound in the current context at a binding (GL_ARRAY_BUFFER_BINDING,
  * GL_TEXTURE_BINDING_2D of the active unit, GL_RENDERBUFFER_BINDING, ...) as glGetIntegerv would
  * return it, without asking the driver where the layer tracks the program's binds (the common
- * buffer targets, texture units 0..31, the renderbuffer: src/gl/injection/layer_bindings.c).
+ * buffer targets, texture units 0..31, the renderbuffer: src/gl/contexts/bindings.c).
  * Call it right after a call the driver accepted on that binding's target. */
 GLuint perfq_gl_bound(struct perfq_gl_context *ctx, GLenum binding);
 

@@ -123,7 +123,7 @@ PERFQ_GL_EXPORT GLenum glGetError(void)
     }
     GLenum e = gl->glGetError ? gl->glGetError() : GL_NO_ERROR;
     if (c && e != GL_NO_ERROR)
-        perfq_gl_bindings_forget(c);        /* the error may be a bind's (layer_bindings.c) */
+        perfq_gl_bindings_forget(c);        /* the error may be a bind's (bindings.c) */
     return e;
 }
 

@@ -198,7 +198,7 @@ void perfq_gl_observe_object_repeatable(struct perfq_gl_ctx *c,
     r->collecting = 0;
     /* Recorded only for an accepted call every observer voted for, whose object the layer names
      * again without the driver: by name, or by a binding it tracks (any change of which clears
-     * the record, layer_bindings.c). */
+     * the record, contexts/bindings.c). */
     if (call->error != GL_NO_ERROR || r->vetoed || r->votes != n || n == 0 ||
         (!call->name && !perfq_gl_binding_tracked(c, call->kind, call->target)))
         return;

@@ -18,7 +18,7 @@ struct perfq_gl_vq_state;      /* query_virtualization.c */
 struct perfq_gl_prog_state;    /* program_queries.c */
 struct perfq_gl_timer_state;   /* gpu_timer.c */
 
-/* The objects bound in a context as the layer knows them (layer_bindings.c): a slot is used
+/* The objects bound in a context as the layer knows them (bindings.c): a slot is used
  * only while its known bit is set. */
 #define PERFQ_GL_BUFFER_SLOTS 11
 #define PERFQ_GL_TEXTURE_SLOTS 11
@@ -108,7 +108,7 @@ struct perfq_gl_ctx {
     int n_frontends;                        /* front ends whose context hooks ran */
     struct perfq_gl_share_group *group;     /* share_group.c: never NULL once created */
 
-    struct perfq_gl_bindings bindings;      /* layer_bindings.c */
+    struct perfq_gl_bindings bindings;      /* bindings.c */
 
     /* counters the layer keeps */
     uint64_t draw_calls;
@@ -194,7 +194,7 @@ GLenum perfq_gl_call_repeat_end(struct perfq_gl_ctx *c);
  * bindings asked again. */
 void perfq_gl_call_error_seen(struct perfq_gl_ctx *c, GLenum error);
 
-/* layer_bindings.c: every binding is asked again (a GL error was read: a bind may have failed). */
+/* bindings.c: every binding is asked again (a GL error was read: a bind may have failed). */
 static inline void perfq_gl_bindings_forget(struct perfq_gl_ctx *c)
 {
     perfq_gl_repeat_clear(&c->repeat);
@@ -242,7 +242,11 @@ void perfq_gl_observe_object(struct perfq_gl_ctx *c, const struct perfq_gl_objec
  * DSA name or by a binding the layer tracks, it becomes the context's repeat record. */
 void perfq_gl_observe_object_repeatable(struct perfq_gl_ctx *c,
                                         const struct perfq_gl_object_call *call);
-/* layer_bindings.c: 1 if the object a call by target names is known to the layer without asking
+/* bindings.c: the slot of a tracked buffer target (GL_ARRAY_BUFFER...) or texture target
+ * (GL_TEXTURE_2D...), -1 for one not tracked. */
+int perfq_gl_buffer_slot(GLenum target);
+int perfq_gl_texture_slot(GLenum target);
+/* bindings.c: 1 if the object a call by target names is known to the layer without asking
  * the driver (a tracked binding it knows now). */
 int perfq_gl_binding_tracked(struct perfq_gl_ctx *c, perfq_gl_object_kind_t kind, GLenum target);
 /* 1 if no pixel unpack buffer is bound (asked of the driver once, then tracked): a texture

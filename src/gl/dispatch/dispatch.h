@@ -125,7 +125,7 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(perfq_PFNGLFINISHPROC, glFinish) \
     W(PFNGLBINDBUFFERPROC, glBindBuffer) \
     W(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
-    /* bindings the layer tracks (layer_bindings.c): storage calls by target need no query */ \
+    /* bindings the layer tracks (contexts/bindings.c, injection/layer_bindings.c): storage calls by target need no query */ \
     W(PFNGLBINDRENDERBUFFEREXTPROC, glBindRenderbufferEXT) \
     W(PFNGLACTIVETEXTUREPROC, glActiveTexture) \
     W(PFNGLACTIVETEXTUREARBPROC, glActiveTextureARB) \
