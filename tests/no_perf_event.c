@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "refuse_perf_event.h"
 #include "test_util.h"
 
 int main(int argc, char **argv)
@@ -25,15 +26,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: no-perf-event CMD [ARG...]\n");
         return 2;
     }
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+    if (refuse_perf_event_open() != 0) {
         fprintf(stderr, "no-perf-event: no seccomp filter on this kernel (%s)\n", strerror(errno));
         return test_may_lack("seccomp filters") ? 77 : 1;
     }
