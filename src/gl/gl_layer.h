@@ -223,7 +223,9 @@ struct perfq_gl_object_call {
     GLenum internalformat;
     GLsizei width, height, depth;   /* 1 where the call has no such dimension */
     GLsizei samples;                /* multisample calls; else 0 */
-    GLenum format, type;            /* glTexImage*: the client data's; else 0 */
+    GLenum format, type;            /* glTexImage*: the client data's; glBufferData and its
+                                     * aliases: format is the usage (a repeat's key: GL refuses
+                                     * a bad one), type 0; else 0 */
     int64_t size;                   /* buffers: bytes; glCompressedTexImage*: imageSize; else -1 */
     GLuint source;                  /* VIEW: the original texture; BUFFER_TEXTURE: the buffer */
     int replaces_storage;           /* ALLOCATE of a texture: 1 for immutable and multisample

@@ -491,13 +491,19 @@ static void exact_driver_counts(void **state)
     gl.glBindBuffer(GL_ARRAY_BUFFER, buf);
     for (int i = 0; i < 4; i++)
         gl.glBufferData(GL_ARRAY_BUFFER, 1000, data, GL_STATIC_DRAW);
+    /* The same call with a usage GL refuses (INVALID_ENUM) is no repeat, and not counted. */
+    gl.glBufferData(GL_ARRAY_BUFFER, 1000, data, GL_RGBA);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1000, data, GL_STATIC_DRAW);
+    gl.glBufferData(GL_ARRAY_BUFFER, 1000, data, GL_RGBA);
+    assert_int_equal(glt_error(), GL_INVALID_ENUM);
     read_driver(drv, v, EGL_FALSE);
-    assert_int_equal(v[bufb], 4000);
+    assert_int_equal(v[bufb], 5000);
     bindtex(GL_TEXTURE_2D, tex);
     for (int i = 0; i < 3; i++)
         teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, data);
     read_driver(drv, v, EGL_TRUE);
-    assert_int_equal(v[bufb], 4000);
+    assert_int_equal(v[bufb], 5000);
     assert_int_equal(v[texb], 3 * 16 * 8 * 4);
     for (int i = 0; i < 2; i++)
         teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, data);

@@ -37,7 +37,7 @@ void glDeleteBuffers(GLsizei n, const GLuint *names)
 void glBufferData(GLenum target, GLsizeiptr size, const void *data, GLenum usage)
 {
     OBSERVED_REPEATABLE(glBufferData, (target, size, data, usage), BUFFER_ALLOC, .target = target,
-             .size = size);
+             .size = size, .format = usage);
 }
 
 void glBufferStorage(GLenum target, GLsizeiptr size, const void *data, GLbitfield flags)
@@ -49,7 +49,7 @@ void glBufferStorage(GLenum target, GLsizeiptr size, const void *data, GLbitfiel
 void glNamedBufferData(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
 {
     OBSERVED_REPEATABLE(glNamedBufferData, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
-             .size = size);
+             .size = size, .format = usage);
 }
 
 void glNamedBufferStorage(GLuint buffer, GLsizeiptr size, const void *data, GLbitfield flags)
@@ -306,7 +306,7 @@ void glNamedRenderbufferStorageMultisample(GLuint renderbuffer, GLsizei samples,
 void glBufferDataARB(GLenum target, GLsizeiptrARB size, const void *data, GLenum usage)
 {
     OBSERVED_REPEATABLE(glBufferDataARB, (target, size, data, usage), BUFFER_ALLOC, .target = target,
-             .size = size);
+             .size = size, .format = usage);
 }
 
 void glDeleteBuffersARB(GLsizei n, const GLuint *names)
@@ -319,7 +319,7 @@ void glDeleteBuffersARB(GLsizei n, const GLuint *names)
 void glNamedBufferDataEXT(GLuint buffer, GLsizeiptr size, const void *data, GLenum usage)
 {
     OBSERVED_REPEATABLE(glNamedBufferDataEXT, (buffer, size, data, usage), BUFFER_ALLOC, .name = buffer,
-             .size = size);
+             .size = size, .format = usage);
 }
 
 void glNamedBufferStorageEXT(GLuint buffer, GLsizeiptr size, const void *data, GLbitfield flags)
