@@ -223,6 +223,8 @@ struct perfq_gl_object_call {
     GLenum internalformat;
     GLsizei width, height, depth;   /* 1 where the call has no such dimension */
     GLsizei samples;                /* multisample calls; else 0 */
+    GLint border;                   /* glTexImage*, glCompressedTexImage*: the border (GL
+                                     * accepts only 0: a repeat's key); else 0 */
     GLenum format, type;            /* glTexImage*: the client data's; glBufferData and its
                                      * aliases: format is the usage (a repeat's key: GL refuses
                                      * a bad one), type 0; else 0 */

@@ -502,6 +502,10 @@ static void exact_driver_counts(void **state)
     bindtex(GL_TEXTURE_2D, tex);
     for (int i = 0; i < 3; i++)
         teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, data);
+    /* The same image with border 2, which GL refuses (INVALID_VALUE; compatibility contexts
+     * accept 1), is no repeat. */
+    teximage(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 8, 2, GL_RGBA, GL_UNSIGNED_BYTE, data);
+    assert_int_equal(glt_error(), GL_INVALID_VALUE);
     read_driver(drv, v, EGL_TRUE);
     assert_int_equal(v[bufb], 5000);
     assert_int_equal(v[texb], 3 * 16 * 8 * 4);

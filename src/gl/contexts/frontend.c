@@ -211,7 +211,8 @@ void perfq_gl_observe_object_repeatable(struct perfq_gl_ctx *c,
         .function = call->function, .size = call->size, .name = call->name,
         .target = call->target, .level = call->level, .levels = call->levels,
         .internalformat = call->internalformat, .width = call->width, .height = call->height,
-        .depth = call->depth, .samples = call->samples, .format = call->format,
+        .depth = call->depth, .samples = call->samples, .border = call->border,
+        .format = call->format,
         .type = call->type,
     };
 }

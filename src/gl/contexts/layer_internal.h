@@ -53,6 +53,7 @@ struct perfq_gl_repeat_key {
     GLsizei levels;
     GLenum internalformat;
     GLsizei width, height, depth, samples;
+    GLint border;
     GLenum format, type;
 };
 

@@ -85,7 +85,7 @@ void glTexImage1D(GLenum target, GLint level, GLint internalformat, GLsizei widt
     OBSERVED_REPEATABLE(glTexImage1D, (target, level, internalformat, width, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, 1, 1), .format = format,
-             .type = type);
+             .type = type, .border = border);
 }
 
 void glTexImage2D(GLenum target, GLint level, GLint internalformat, GLsizei width,
@@ -95,7 +95,7 @@ void glTexImage2D(GLenum target, GLint level, GLint internalformat, GLsizei widt
              (target, level, internalformat, width, height, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, height, 1),
-             .format = format, .type = type);
+             .format = format, .type = type, .border = border);
 }
 
 void glTexImage3D(GLenum target, GLint level, GLint internalformat, GLsizei width,
@@ -106,7 +106,7 @@ void glTexImage3D(GLenum target, GLint level, GLint internalformat, GLsizei widt
              (target, level, internalformat, width, height, depth, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = (GLenum)internalformat, DIMS(width, height, depth),
-             .format = format, .type = type);
+             .format = format, .type = type, .border = border);
 }
 
 void glCompressedTexImage1D(GLenum target, GLint level, GLenum internalformat, GLsizei width,
@@ -115,7 +115,7 @@ void glCompressedTexImage1D(GLenum target, GLint level, GLenum internalformat, G
     OBSERVED_REPEATABLE(glCompressedTexImage1D,
              (target, level, internalformat, width, border, imageSize, data), TEX_ALLOC,
              .target = target, .level = level, .levels = 1, .internalformat = internalformat,
-             DIMS(width, 1, 1), .size = imageSize);
+             DIMS(width, 1, 1), .size = imageSize, .border = border);
 }
 
 void glCompressedTexImage2D(GLenum target, GLint level, GLenum internalformat, GLsizei width,
@@ -124,7 +124,7 @@ void glCompressedTexImage2D(GLenum target, GLint level, GLenum internalformat, G
     OBSERVED_REPEATABLE(glCompressedTexImage2D,
              (target, level, internalformat, width, height, border, imageSize, data), TEX_ALLOC,
              .target = target, .level = level, .levels = 1, .internalformat = internalformat,
-             DIMS(width, height, 1), .size = imageSize);
+             DIMS(width, height, 1), .size = imageSize, .border = border);
 }
 
 void glCompressedTexImage3D(GLenum target, GLint level, GLenum internalformat, GLsizei width,
@@ -135,7 +135,7 @@ void glCompressedTexImage3D(GLenum target, GLint level, GLenum internalformat, G
              (target, level, internalformat, width, height, depth, border, imageSize, data),
              TEX_ALLOC, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth),
-             .size = imageSize);
+             .size = imageSize, .border = border);
 }
 
 void glTexImage2DMultisample(GLenum target, GLsizei samples, GLenum internalformat,
@@ -334,7 +334,7 @@ void glCompressedTexImage1DARB(GLenum target, GLint level, GLenum internalformat
     OBSERVED_REPEATABLE(glCompressedTexImage1DARB,
              (target, level, internalformat, width, border, imageSize, data), TEX_ALLOC,
              .size = imageSize, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, 1, 1));
+             .internalformat = internalformat, DIMS(width, 1, 1), .border = border);
 }
 
 void glCompressedTexImage2DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
@@ -343,7 +343,7 @@ void glCompressedTexImage2DARB(GLenum target, GLint level, GLenum internalformat
     OBSERVED_REPEATABLE(glCompressedTexImage2DARB,
              (target, level, internalformat, width, height, border, imageSize, data), TEX_ALLOC,
              .size = imageSize, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, height, 1));
+             .internalformat = internalformat, DIMS(width, height, 1), .border = border);
 }
 
 void glCompressedTexImage3DARB(GLenum target, GLint level, GLenum internalformat, GLsizei width,
@@ -353,7 +353,7 @@ void glCompressedTexImage3DARB(GLenum target, GLint level, GLenum internalformat
     OBSERVED_REPEATABLE(glCompressedTexImage3DARB,
              (target, level, internalformat, width, height, depth, border, imageSize, data),
              TEX_ALLOC, .size = imageSize, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, height, depth));
+             .internalformat = internalformat, DIMS(width, height, depth), .border = border);
 }
 
 void glCopyTexImage1D(GLenum target, GLint level, GLenum internalformat, GLint x, GLint y,

@@ -48,6 +48,7 @@ struct repeat_probe {
     GLsizei levels;
     GLenum internalformat;
     GLsizei width, height, depth, samples;
+    GLint border;
     GLenum format, type;
     unsigned kind : 2, event : 3, replaces_storage : 1;     /* the wrapper's: not compared */
 };
@@ -79,6 +80,7 @@ static inline int repeat_answered(struct perfq_gl_ctx *c, const struct repeat_pr
                     (uint64_t)(uint32_t)(k->height ^ p->height) |
                     (uint64_t)(uint32_t)(k->depth ^ p->depth) |
                     (uint64_t)(uint32_t)(k->samples ^ p->samples) |
+                    (uint64_t)(uint32_t)(k->border ^ p->border) |
                     (uint64_t)(k->format ^ p->format) | (uint64_t)(k->type ^ p->type);
     if (diff)
         return 0;

@@ -126,7 +126,7 @@ void glTextureImage1DEXT(GLuint texture, GLenum target, GLint level, GLint inter
              (texture, target, level, internalformat, width, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
              .levels = 1, .internalformat = (GLenum)internalformat, DIMS(width, 1, 1),
-             .format = format, .type = type);
+             .format = format, .type = type, .border = border);
 }
 
 void glTextureImage2DEXT(GLuint texture, GLenum target, GLint level, GLint internalformat,
@@ -138,7 +138,7 @@ void glTextureImage2DEXT(GLuint texture, GLenum target, GLint level, GLint inter
               pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
              .levels = 1, .internalformat = (GLenum)internalformat, DIMS(width, height, 1),
-             .format = format, .type = type);
+             .format = format, .type = type, .border = border);
 }
 
 void glTextureImage3DEXT(GLuint texture, GLenum target, GLint level, GLint internalformat,
@@ -150,7 +150,7 @@ void glTextureImage3DEXT(GLuint texture, GLenum target, GLint level, GLint inter
               type, pixels),
              TEX_ALLOC, .size = -1, .name = texture, .target = target, .level = level,
              .levels = 1, .internalformat = (GLenum)internalformat, DIMS(width, height, depth),
-             .format = format, .type = type);
+             .format = format, .type = type, .border = border);
 }
 
 void glCompressedTextureImage1DEXT(GLuint texture, GLenum target, GLint level,
@@ -160,7 +160,8 @@ void glCompressedTextureImage1DEXT(GLuint texture, GLenum target, GLint level,
     OBSERVED_REPEATABLE(glCompressedTextureImage1DEXT,
              (texture, target, level, internalformat, width, border, imageSize, bits), TEX_ALLOC,
              .name = texture, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, 1, 1), .size = imageSize);
+             .internalformat = internalformat, DIMS(width, 1, 1), .size = imageSize,
+             .border = border);
 }
 
 void glCompressedTextureImage2DEXT(GLuint texture, GLenum target, GLint level,
@@ -170,7 +171,8 @@ void glCompressedTextureImage2DEXT(GLuint texture, GLenum target, GLint level,
     OBSERVED_REPEATABLE(glCompressedTextureImage2DEXT,
              (texture, target, level, internalformat, width, height, border, imageSize, bits),
              TEX_ALLOC, .name = texture, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, height, 1), .size = imageSize);
+             .internalformat = internalformat, DIMS(width, height, 1), .size = imageSize,
+             .border = border);
 }
 
 void glCompressedTextureImage3DEXT(GLuint texture, GLenum target, GLint level,
@@ -182,7 +184,8 @@ void glCompressedTextureImage3DEXT(GLuint texture, GLenum target, GLint level,
              (texture, target, level, internalformat, width, height, depth, border, imageSize,
               bits),
              TEX_ALLOC, .name = texture, .target = target, .level = level, .levels = 1,
-             .internalformat = internalformat, DIMS(width, height, depth), .size = imageSize);
+             .internalformat = internalformat, DIMS(width, height, depth), .size = imageSize,
+             .border = border);
 }
 
 void glTextureStorage1DEXT(GLuint texture, GLenum target, GLsizei levels, GLenum internalformat,
@@ -220,7 +223,7 @@ void glTexImage3DOES(GLenum target, GLint level, GLenum internalformat, GLsizei 
              (target, level, internalformat, width, height, depth, border, format, type, pixels),
              TEX_ALLOC, .size = -1, .target = target, .level = level, .levels = 1,
              .internalformat = internalformat, DIMS(width, height, depth), .format = format,
-             .type = type);
+             .type = type, .border = border);
 }
 
 void glBufferStorageEXT(GLenum target, GLsizeiptr size, const void *data, GLbitfield flags)
