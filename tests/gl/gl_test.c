@@ -98,6 +98,32 @@ EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *ar
 
 static pthread_mutex_t display_lock = PTHREAD_MUTEX_INITIALIZER;
 
+EGLDisplay glt_other_display(EGLDisplay dpy)
+{
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    if (!query_devices || !platform_display) {
+        fprintf(stderr, "glt_other_display: no eglQueryDevicesEXT or eglGetPlatformDisplayEXT\n");
+        return EGL_NO_DISPLAY;
+    }
+    EGLDeviceEXT dev;
+    EGLint n = 0;
+    if (!query_devices(1, &dev, &n) || n != 1) {
+        fprintf(stderr, "glt_other_display: no EGL device\n");
+        return EGL_NO_DISPLAY;
+    }
+    EGLDisplay other = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (other == dpy || other == EGL_NO_DISPLAY)
+        other = platform_display(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
+    if (other == dpy) {
+        fprintf(stderr, "glt_other_display: EGL gives no display other than the tests' own\n");
+        return EGL_NO_DISPLAY;
+    }
+    return other;
+}
+
 int glt_open_display(EGLDisplay *out)
 {
     static EGLDisplay cached = EGL_NO_DISPLAY;

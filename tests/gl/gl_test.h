@@ -191,6 +191,10 @@ EGLDisplay glt_choose_display(int (*accept)(EGLDisplay dpy, void *arg), void *ar
  * and the function table loaded. 0; GLT_SKIP where this machine has no EGL display; 1 where a
  * function every kind has is missing. */
 int glt_open_display(EGLDisplay *out);
+/* Another display than dpy (for tests of a second display): Mesa's surfaceless display, or
+ * else the first EGL device's (Mesa has a software device). Not initialised. EGL_NO_DISPLAY,
+ * with the reason on stderr, where EGL offers no other. */
+EGLDisplay glt_other_display(EGLDisplay dpy);
 /* Creates a context of the kind on dpy (sharing nothing, not made current; the API bound on this
  * thread): what glt_create starts with, for the unmodified programs that set up the rest as a
  * program would. 0 and *out; GLT_SKIP (the missing piece named) where the display gives none. */

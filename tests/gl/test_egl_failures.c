@@ -139,26 +139,6 @@ static void test_gl_calls_keep_the_egl_error(void **state)
 
 /* Another display than the tests' own (eglTerminate of that one would end every context of the
  * process): Mesa's surfaceless one, or else the first EGL device's. */
-static EGLDisplay other_display(void)
-{
-    PFNEGLQUERYDEVICESEXTPROC query_devices =
-        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    assert_non_null(query_devices);
-    assert_non_null(platform_display);
-    EGLDeviceEXT dev;
-    EGLint n = 0;
-    assert_true(query_devices(1, &dev, &n));
-    assert_int_equal(n, 1);
-    EGLDisplay other = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (other == dpy)
-        other = platform_display(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
-    assert_ptr_not_equal(other, EGL_NO_DISPLAY);
-    assert_ptr_not_equal(other, dpy);
-    return other;
-}
-
 /* In the current context, something of every extension left in flight: an instance of every
  * GL_INTEL_performance_query type active (and one ended, unread), a GL_ANGLE_timer_query
  * TIME_ELAPSED query active and a timestamp pending, the program's own ANY_SAMPLES_PASSED query
@@ -243,7 +223,8 @@ static void assert_layer_back_to(const struct perfq_gl_layer_stats *before)
 static void terminate_with_queries_active(int current_at_terminate)
 {
     struct perfq_gl_layer_stats before;
-    EGLDisplay other = other_display();
+    EGLDisplay other = glt_other_display(dpy);
+    assert_ptr_not_equal(other, EGL_NO_DISPLAY);
     assert_true(eglInitialize(other, NULL, NULL));
     perfq_gl_layer_stats(&before);
     struct glt c;

@@ -378,23 +378,8 @@ static void test_display_terminate_and_initialize(void **state)
 {
     (void)state;
     int created = displays_created, destroyed = displays_destroyed;
-    /* Another display than the tests' own: Mesa's surfaceless one, or else the first EGL
-     * device's (Mesa has a software device). */
-    PFNEGLQUERYDEVICESEXTPROC query_devices =
-        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    assert_non_null(query_devices);
-    assert_non_null(platform_display);
-    EGLDeviceEXT dev;
-    EGLint n = 0;
-    assert_true(query_devices(1, &dev, &n));
-    assert_int_equal(n, 1);
-    EGLDisplay other = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (other == dpy)
-        other = platform_display(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
+    EGLDisplay other = glt_other_display(dpy);
     assert_ptr_not_equal(other, EGL_NO_DISPLAY);
-    assert_ptr_not_equal(other, dpy);
     assert_true(eglInitialize(other, NULL, NULL));
     assert_int_equal(displays_created, created + 1);
     assert_non_null(perfq_gl_frontend_display_data(display_id, other));
