@@ -1,10 +1,10 @@
 /*
- * bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]: the slowdown `perfq stat --layers` causes on a
- * program (the examples: perfq-example-gl, perfq-example-cl), side by side in one run. Each
- * round runs CMD bare, under `perfq stat` (host counters only) and under `perfq stat --layers`
- * (frames and OpenCL commands) and under `perfq stat --layers --per-draw` (every GL draw call
- * timed and counted too), in an order that rotates every round, and takes the wall time of
- * each; it prints the median over rounds of each variant's ratio to the bare run of the same
+ * bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]: the slowdown `perfq stat` causes on a program
+ * (the examples: perfq-example-gl, perfq-example-cl), side by side in one run. Each round runs
+ * CMD bare, under `perfq stat --no-layers` (the counters only: host, and device where NVML
+ * finds one), under `perfq stat` (the default since issue 12: the layers too, frames and
+ * OpenCL commands) and under `perfq stat --per-draw` (every GL draw call timed and counted
+ * too), in an order that rotates every round, and takes the wall time of each; it prints the median over rounds of each variant's ratio to the bare run of the same
  * round. Wall time includes perfq's own start and report (what a user waits for). CPU time is
  * user + system time of the whole process tree (wait4's rusage: CMD, perfq and every process
  * they waited for): on a shared machine it does not count the time others' processes took the
@@ -73,20 +73,20 @@ int main(int argc, char **argv)
     char *bare[64], *stat[64], *layers[64], *draws[64];
     if (ncmd > 56)
         return 2;
-    char *sv[] = {argv[1], "stat", "-o", "/dev/null", "--"};
-    char *lv[] = {argv[1], "stat", "--layers", "-o", "/dev/null", "--"};
-    char *dv[] = {argv[1], "stat", "--layers", "--per-draw", "-o", "/dev/null", "--"};
+    char *sv[] = {argv[1], "stat", "--no-layers", "-o", "/dev/null", "--"};
+    char *lv[] = {argv[1], "stat", "-o", "/dev/null", "--"};
+    char *dv[] = {argv[1], "stat", "--per-draw", "-o", "/dev/null", "--"};
     memcpy(bare, cmd, (size_t)ncmd * sizeof(char *));
     bare[ncmd] = NULL;
     memcpy(stat, sv, sizeof(sv));
-    memcpy(stat + 5, cmd, (size_t)ncmd * sizeof(char *));
-    stat[5 + ncmd] = NULL;
+    memcpy(stat + 6, cmd, (size_t)ncmd * sizeof(char *));
+    stat[6 + ncmd] = NULL;
     memcpy(layers, lv, sizeof(lv));
-    memcpy(layers + 6, cmd, (size_t)ncmd * sizeof(char *));
-    layers[6 + ncmd] = NULL;
+    memcpy(layers + 5, cmd, (size_t)ncmd * sizeof(char *));
+    layers[5 + ncmd] = NULL;
     memcpy(draws, dv, sizeof(dv));
-    memcpy(draws + 7, cmd, (size_t)ncmd * sizeof(char *));
-    draws[7 + ncmd] = NULL;
+    memcpy(draws + 6, cmd, (size_t)ncmd * sizeof(char *));
+    draws[6 + ncmd] = NULL;
     char **variants[4] = {bare, stat, layers, draws};
     double *ratio_stat = calloc((size_t)rounds, sizeof(double));
     double *ratio_layers = calloc((size_t)rounds, sizeof(double));
@@ -111,8 +111,8 @@ int main(int argc, char **argv)
         ratio_layers[r] = t[2] / t[0];
         ratio_draws[r] = t[3] / t[0];
         /* Each round as it ends: a run cut short (a time limit) still leaves its figures. */
-        printf("  round %d: bare %.3f s  stat %.3f  --layers %.3f  --per-draw %.3f   CPU: bare "
-               "%.3f s  stat %.3f  --layers %.3f  --per-draw %.3f\n", r + 1, t[0],
+        printf("  round %d: bare %.3f s  --no-layers %.3f  default %.3f  --per-draw %.3f   CPU: "
+               "bare %.3f s  --no-layers %.3f  default %.3f  --per-draw %.3f\n", r + 1, t[0],
                ratio_stat[r], ratio_layers[r], ratio_draws[r], cpu[0], cpu_ratio[0][r],
                cpu_ratio[1][r], cpu_ratio[2][r]);
         fflush(stdout);
@@ -125,14 +125,14 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++)
         qsort(cpu_ratio[k], (size_t)rounds, sizeof(double), cmp);
     printf("%s: %d rounds, bare median %.3f s\n", cmd[0], rounds, bare_s[rounds / 2]);
-    printf("  perfq stat          / bare: median %.3f  (min %.3f, max %.3f)\n",
+    printf("  perfq stat --no-layers / bare: median %.3f  (min %.3f, max %.3f)\n",
            ratio_stat[rounds / 2], ratio_stat[0], ratio_stat[rounds - 1]);
-    printf("  perfq stat --layers / bare: median %.3f  (min %.3f, max %.3f)\n",
+    printf("  perfq stat (default)   / bare: median %.3f  (min %.3f, max %.3f)\n",
            ratio_layers[rounds / 2], ratio_layers[0], ratio_layers[rounds - 1]);
-    printf("  ... --per-draw      / bare: median %.3f  (min %.3f, max %.3f)\n",
+    printf("  perfq stat --per-draw  / bare: median %.3f  (min %.3f, max %.3f)\n",
            ratio_draws[rounds / 2], ratio_draws[0], ratio_draws[rounds - 1]);
-    static const char *const label[3] = {"perfq stat         ", "perfq stat --layers",
-                                         "... --per-draw     "};
+    static const char *const label[3] = {"perfq stat --no-layers", "perfq stat (default)  ",
+                                         "perfq stat --per-draw "};
     printf("  CPU time (user+system, whole tree), bare median %.3f s:\n", bare_cpu[rounds / 2]);
     for (int k = 0; k < 3; k++)
         printf("  %s / bare: median %.3f  (min %.3f, max %.3f)\n", label[k],

@@ -76,6 +76,19 @@ static void run_perfq_to(struct run_result *r, const char *const *args, const ch
     unlink(err_path);
 }
 
+/* The report of a perfq stat written with -o: read back into buf, the file removed. The
+ * report goes to a file where a test parses it: with the layers injected (the default), CMD's
+ * own stderr may hold the dynamic loader's warning in a sanitizer build (the instrumented
+ * layer cannot load into an uninstrumented sh), which must not be parsed as the report. */
+static void read_report(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    slurp(fd, buf, size);
+    close(fd);
+    unlink(path);
+}
+
 static struct run_result *result(void)
 {
     static struct run_result r;
@@ -151,14 +164,18 @@ static void test_list_json_parses(void **state)
 static int stat_child_cpu_run(struct run_result *r)
 {
     double steal0 = test_steal_ns();
+    char path[] = "/tmp/perfq-cli-json-XXXXXX";
+    close(mkstemp(path));
     /* The child burns CPU in a shell loop (a fixed amount of work, 0.4-0.8 s of CPU here
      * however loaded the machine), then exits 7. */
     run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock,host/page-faults",
-                                  "--", "sh", "-c",
+                                  "-o", path, "--", "sh", "-c",
                                   "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; exit 7",
                                   NULL});
     assert_int_equal(r->status, 7);
-    json_object *root = json_tokener_parse(r->err);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
+    json_object *root = json_tokener_parse(report);
     assert_non_null(root);
     json_object *counters, *f;
     assert_true(json_object_object_get_ex(root, "exit_status", &f));
@@ -209,14 +226,26 @@ static void test_stat_table_to_file(void **state)
     close(fd);
     run_perfq(r, (const char *[]){"stat", "-o", path, "--", "true", NULL});
     assert_int_equal(r->status, 0);
-    fd = open(path, O_RDONLY);
     char buf[8192];
-    slurp(fd, buf, sizeof(buf));
-    close(fd);
-    unlink(path);
+    read_report(path, buf, sizeof(buf));
     assert_non_null(strstr(buf, "host/task-clock"));
     assert_non_null(strstr(buf, "host/context-switches"));
     assert_non_null(strstr(buf, "seconds time elapsed"));
+    /* The default (issue 12): the layers' section; device counters only where NVML finds a
+     * device, and nothing about them where it does not (no unavailable "nvml/..." rows). */
+    assert_non_null(strstr(buf, " Layers ("));
+    assert_null(strstr(buf, "nvml/"));
+    assert_null(strstr(buf, "gpm/"));
+    if (strstr(buf, "nvml-gpu"))
+        assert_non_null(strstr(buf, "device counters"));
+    /* --no-layers: the host counters only. */
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "-o", path, "--", "true",
+                                  NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, buf, sizeof(buf));
+    assert_non_null(strstr(buf, "host/task-clock"));
+    assert_null(strstr(buf, "Layers"));
+    assert_null(strstr(buf, "nvml-gpu"));
 }
 
 static void test_stat_signal_status(void **state)
@@ -254,6 +283,15 @@ static void test_bad_arguments_exit_2(void **state)
     assert_non_null(strstr(r->err, "cannot execute"));
     run_perfq(r, (const char *[]){"stat", "--bogus", "--", "true", NULL});
     assert_int_equal(r->status, 2);
+    /* Issue 12's defaults: the opt-outs that contradict another option. */
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--per-draw", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "--per-draw needs the layers"));
+    run_perfq(r, (const char *[]){"stat", "--layers", "--no-layers", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    run_perfq(r, (const char *[]){"stat", "--device", "--no-device", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "exclude each other"));
     run_perfq(r, (const char *[]){"stat", "-e", "rusage/user-time", "--", "true", NULL});
     assert_int_equal(r->status, 2);
     assert_non_null(strstr(r->err, "own process"));
@@ -360,15 +398,25 @@ static void test_run_injects_layers(void **state)
     assert_int_equal(r->status, 0);
     snprintf(expect, sizeof(expect), "%s|%s:/other/layer.so", gl, cl);
     assert_string_equal(without_loader_preload(r->out), expect);
-    /* stat leaves the environment alone unless --layers. */
+    /* stat injects them by default (issue 12), --layers too (accepted, the default), and
+     * --no-layers leaves the environment alone. */
     setenv("PERFQ_LAYER_DIR", dir, 1);
     run_perfq(r, (const char *[]){"stat", "-o", "/dev/null", "--", "sh", "-c",
-                                  "printf '%s' \"$LD_PRELOAD\"", NULL});
-    assert_string_equal(r->out, "");
+                                  "printf '%s|%s' \"$LD_PRELOAD\" \"$PERFQ_STAT_CHANNEL\"", NULL});
+    assert_int_equal(r->status, 0);
+    char *bar = strchr(r->out, '|');
+    assert_non_null(bar);
+    assert_true(bar[1] != '\0');   /* the channel the layers send to */
+    *bar = '\0';
+    assert_string_equal(without_loader_preload(r->out), gl);
     run_perfq(r, (const char *[]){"stat", "--layers", "-o", "/dev/null", "--", "sh", "-c",
                                   "printf '%s' \"$LD_PRELOAD\"", NULL});
-    unsetenv("PERFQ_LAYER_DIR");
     assert_string_equal(without_loader_preload(r->out), gl);
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "-o", "/dev/null", "--", "sh", "-c",
+                                  "printf '%s|%s' \"$LD_PRELOAD\" \"$PERFQ_STAT_CHANNEL\"", NULL});
+    unsetenv("PERFQ_LAYER_DIR");
+    assert_int_equal(r->status, 0);
+    assert_string_equal(r->out, "|");
     unlink(gl);
     unlink(cl);
     rmdir(dir);
@@ -472,14 +520,18 @@ static void test_json_non_utf8_arguments(void **state)
 {
     (void)state;
     struct run_result *r = result();
-    run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock", "--", "sh", "-c",
-                                  "exit 0", "\xff\xfe", "caf\xc3\xa9", "\xc0\xaf",
+    char path[] = "/tmp/perfq-cli-utf8-XXXXXX";
+    close(mkstemp(path));
+    run_perfq(r, (const char *[]){"stat", "--json", "-e", "host/task-clock", "-o", path, "--",
+                                  "sh", "-c", "exit 0", "\xff\xfe", "caf\xc3\xa9", "\xc0\xaf",
                                   "\xe2\x82", "\xed\xa0\x80", "a\x7f\x01\"", NULL});
     assert_int_equal(r->status, 0);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
     json_tokener *tok = json_tokener_new();
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *root = json_tokener_parse_ex(tok, r->err, (int)strlen(r->err));
-    print_message("%.200s\n", r->err);
+    json_object *root = json_tokener_parse_ex(tok, report, (int)strlen(report));
+    print_message("%.200s\n", report);
     assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
     assert_non_null(root);
     json_object *cmd;
@@ -496,8 +548,9 @@ static void test_json_non_utf8_arguments(void **state)
     json_tokener_free(tok);
 }
 
-/* Issue 14 item 11: perfq run (and stat --layers) refuses to run the command when a layer
- * cannot be injected: not found, or a path that LD_PRELOAD or OPENCL_LAYERS would split. */
+/* Issue 14 item 11: perfq run (and stat, which injects the layers by default) refuses to run
+ * the command when a layer cannot be injected: not found, or a path that LD_PRELOAD or
+ * OPENCL_LAYERS would split. */
 /* SIGTERM or SIGHUP sent to perfq stat alone (kill PID, a service manager, a closed
  * terminal) reach the command; perfq prints its report and exits with the command's status.
  * Before, perfq died at once: no report, and the command ran on, orphaned. */
@@ -595,11 +648,16 @@ static void test_run_refuses_without_layers(void **state)
     assert_string_equal(r->out, "");
     print_message("%s", r->err);
     assert_non_null(strstr(r->err, "cannot inject the layer libperfq-gl.so: not found"));
-    run_perfq(r, (const char *[]){"stat", "--layers", "-o", "/dev/null", "--", "sh", "-c",
-                                  "echo ran", NULL});
+    run_perfq(r, (const char *[]){"stat", "-o", "/dev/null", "--", "sh", "-c", "echo ran",
+                                  NULL});
     assert_int_equal(r->status, 2);
     assert_string_equal(r->out, "");
     assert_non_null(strstr(r->err, "cannot inject the layer"));
+    /* --no-layers needs none. */
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "-o", "/dev/null", "--", "sh", "-c",
+                                  "echo ran", NULL});
+    assert_int_equal(r->status, 0);
+    assert_string_equal(r->out, "ran\n");
     /* Separators in the path: a space and a colon (ld.so splits LD_PRELOAD at both). */
     static const char *const templates[] = {"/tmp/perfq layers-XXXXXX",
                                             "/tmp/perfq:layers-XXXXXX"};

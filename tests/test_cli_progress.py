@@ -46,10 +46,10 @@ def report_file():
 
 LINE = re.compile(r"\rperfq: (\d+\.\d) s, (\d+) frames, (\d+) OpenCL commands\x1b\[K")
 
-# perfq stat --layers on the GL example, stderr a terminal: progress lines, the last one with
-# every frame, then erased; the report went to -o.
+# perfq stat on the GL example (the layers injected by default), stderr a terminal: progress
+# lines, the last one with every frame, then erased; the report went to -o.
 rep = report_file()
-rc, out = on_terminal(["stat", "--layers", "-o", rep, "--", GL, "30"])
+rc, out = on_terminal(["stat", "-o", rep, "--", GL, "30"])
 lines = LINE.findall(out)
 check(rc == 0, "stat: exit status %d" % rc)
 check(len(lines) >= 2, "stat: progress lines on the terminal: %r" % out[-500:])
@@ -72,6 +72,7 @@ os.unlink(trace)
 
 # stderr a pipe (or a file): no progress line at all.
 for args in (["stat", "--layers", "-o", rep, "--", GL, "10"], ["stat", "--", GL, "10"],
+             ["stat", "--no-layers", "--", GL, "10"],
              ["record", "-o", trace, "--", GL, "10"]):
     p = subprocess.run([PERFQ] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, timeout=300)

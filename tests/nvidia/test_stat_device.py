@@ -1,35 +1,70 @@
-"""perfq stat's device counters are opt-in (--device, docs/perfq-stat.md): against the test-only
-libnvidia-ml.so.1 (tests/nvidia/fake-nvml, on LD_LIBRARY_PATH), the default table holds no
-device counter; --device adds every available one
-(nvml-gpu0's, with the fake's known readings), also beside -e; CUPTI's are never among them.
+"""perfq stat's device counters (docs/perfq-stat.md, "Device counters"), against the test-only
+libnvidia-ml.so.1 (tests/nvidia/fake-nvml, on LD_LIBRARY_PATH): by default (issue 12) the table
+holds every available nvml-gpu0 counter, with the fake's known readings, and says from when they
+counted (NVML starts on a thread of perfq while CMD runs); --no-device leaves them out; an -e
+list replaces the defaults, device counters included, and --device adds them to it; CUPTI's are
+never among them. Where NVML has no device (PERFQ_DISABLE=nvml,gpm here) the default says
+nothing of them, and --device says why they are missing.
 Usage: test_stat_device.py PERFQ"""
 import json
+import os
 import subprocess
 import sys
 
 perfq = sys.argv[1]
 
 
-def stat(*args):
-    r = subprocess.run([perfq, "stat", "--json", *args, "--", "true"], capture_output=True,
-                       text=True, timeout=60)
+def stat(*args, cmd=("sleep", "0.3"), env=None):
+    r = subprocess.run([perfq, "stat", "--json", *args, "--", *cmd], capture_output=True,
+                       text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
-    return {c["name"]: c for c in json.loads(r.stderr)["counters"]}
+    doc = json.loads(r.stderr)
+    return {c["name"]: c for c in doc["counters"]}, doc
 
 
-default = stat()
+default, doc = stat()
 assert "host/task-clock" in default, default.keys()
-assert not [n for n in default if "gpu" in n], default.keys()
+power = default.get("nvml-gpu0/average-power")
+assert power is not None, default.keys()
+# The fake's constant 100 W (a time-weighted mean); counted over part of a 0.3 s run at least.
+assert power["available"] and abs(power["value"] - 100) < 1e-6, power
+assert not [n for n in default if n.startswith("cupti")], default.keys()
+assert 0 <= doc["device_begin_ns"] < doc["elapsed_ns"], doc
 
-device = stat("--device")
-assert "host/task-clock" in device
-power = device.get("nvml-gpu0/average-power")
-assert power is not None, device.keys()
-assert abs(power["value"] - 100) < 1e-6, power   # the fake's constant 100 W (a time-weighted mean)
-assert not [n for n in device if n.startswith("cupti")], device.keys()
+none, doc = stat("--no-device")
+assert "host/task-clock" in none
+assert not [n for n in none if "gpu" in n], none.keys()
+assert "device_begin_ns" not in doc, doc
 
-named = stat("--device", "-e", "host/page-faults")
+named, _ = stat("-e", "host/page-faults")
+assert list(named) == ["host/page-faults"], named.keys()
+
+named, _ = stat("--device", "-e", "host/page-faults")
 assert "host/page-faults" in named and "host/task-clock" not in named, named.keys()
 assert "nvml-gpu0/energy" in named, named.keys()
-print("ok: default without device counters, --device with nvml-gpu0 (%d counters)"
-      % len([n for n in device if "gpu" in n]))
+
+# The table says from when they counted.
+r = subprocess.run([perfq, "stat", "--", "sleep", "0.3"], capture_output=True, text=True,
+                   timeout=60)
+assert r.returncode == 0, r.stderr
+assert "nvml-gpu0/average-power" in r.stderr and "device counters from" in r.stderr, r.stderr
+
+# A command shorter than NVML's start: the counters are there, not counted, and said so.
+short, doc = stat(cmd=("true",))
+if doc["device_begin_ns"] is None:
+    assert short["nvml-gpu0/average-power"]["counted"] is False, short["nvml-gpu0/average-power"]
+
+# No NVML device: nothing by default, the reason with --device.
+env = dict(os.environ, PERFQ_DISABLE="nvml,gpm")
+absent, doc = stat(env=env)
+assert not [n for n in absent if n.startswith(("nvml", "gpm"))], absent.keys()
+assert "device_begin_ns" not in doc, doc
+r = subprocess.run([perfq, "stat", "-o", "/dev/stdout", "--", "true"], capture_output=True,
+                   text=True, timeout=60, env=env)
+assert r.returncode == 0 and "nvml" not in r.stdout and "device counters" not in r.stdout, r.stdout
+asked, _ = stat("--device", env=env)
+missing = [c for n, c in asked.items() if n.startswith(("nvml", "gpm"))]
+assert missing and all(not c["available"] and "PERFQ_DISABLE" in c["reason"] for c in missing), \
+    missing
+print("ok: default with nvml-gpu0 (%d counters), --no-device, -e, --device, none without NVML"
+      % len([n for n in default if "gpu" in n]))

@@ -1,5 +1,10 @@
 /*
- * perfq stat [-e LIST] [-I MS] [--json] [-o FILE] [--layers [--per-draw]] -- CMD [ARGS]
+ * perfq stat [-e LIST] [-I MS] [--json|--csv] [-o FILE] [--no-device] [--no-layers|--per-draw]
+ *            -- CMD [ARGS]
+ *
+ * By default (issue 12) the layers are injected (stat_collect.c reports what they send) and
+ * the NVIDIA device counters are added where NVML finds a device, opened on a thread while CMD
+ * starts (stat_device.c).
  *
  * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
  * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
@@ -24,6 +29,7 @@
 #include "progress.h"
 #include "stat_args.h"
 #include "stat_collect.h"
+#include "stat_device.h"
 #include "stat_interval.h"
 
 #define MAX_EVENTS 256
@@ -40,6 +46,7 @@ struct stat_row {
     perfq_counter_info_t info;
     perfq_counter_id_t id;
     int measured;              /* index into the measurement, or -1 when unavailable */
+    int device;                /* a device counter (nvml, gpm): no "CPUs utilized" */
 };
 
 static volatile sig_atomic_t child_pid;
@@ -99,17 +106,14 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     return 0;
 }
 
-/* --device: every available device counter of the NVIDIA providers nvml and gpm (nvml-gpuN
- * and gpm-gpuN where a driver is present): they count the device whoever
- * uses it, so they work for any command. Unavailable device groups are left out (no driver:
- * nothing). Not by default (decision, issue 12; docs/perfq-stat.md): on an H100 they cost
- * NVML's initialisation (about 30 ms of CPU, 56 ms wall) and a wait at the end for the slowest
- * channel's next sample (PCIe every second), so `perfq stat` of a 0.1 s program took 1.35 s
- * with them and 0.09 s without; NVML's providers are deferred, so without --device NVML is
- * not even initialised. CUPTI's device-wide counters (cupti-gpuN) are not among them either
- * (its probe initialises CUDA, 0.6 s of CPU; its sampling costs about 5% of a core): they are
- * counted when named with -e. */
-static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
+/* The device counters with -I only (their intervals need them in the interval set): every
+ * available device counter of the NVIDIA providers nvml and gpm (nvml-gpuN and gpm-gpuN where
+ * a driver is present), probed here, before CMD starts (NVML's start, 56 ms on an H100, is
+ * then waited for). Without -I they are opened on a thread while CMD starts (stat_device.c).
+ * explicit_ (--device): unavailable ones too, so that the table says why. CUPTI's device-wide
+ * counters (cupti-gpuN) are not among them (its probe initialises CUDA, 0.6 s of CPU; its
+ * sampling costs about 5% of a core): they are counted when named with -e. */
+static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n, int explicit_)
 {
     uint32_t count = 0;
     /* Deferred providers (perfq.h): NVML's are probed here, CUPTI's not. A failure leaves
@@ -120,26 +124,46 @@ static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n)
     for (uint32_t id = 0; id < count; id++) {
         perfq_counter_info_t ci;
         perfq_group_info_t gi;
-        if (perfq_counter_info(pq, id, &ci) != PERFQ_OK || !ci.available ||
-            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK || gi.scope != PERFQ_SCOPE_DEVICE)
+        if (perfq_counter_info(pq, id, &ci) != PERFQ_OK || (!ci.available && !explicit_) ||
+            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK || gi.scope != PERFQ_SCOPE_DEVICE ||
+            (strcmp(gi.provider, "nvml") != 0 && strcmp(gi.provider, "gpm") != 0))
             continue;
         if (*n >= MAX_EVENTS)
             break;
-        if (add_row(pq, rows, n, ci.full_name, 0))
-            return -1;
+        /* A device counter counts the device, whoever uses it: no need to try it on another
+         * process (add_row), which would start NVML's sampler once per counter. */
+        int seen = 0;
+        for (size_t i = 0; i < *n && !seen; i++)
+            seen = rows[i].id == id;
+        if (seen)
+            continue;
+        struct stat_row *r = &rows[(*n)++];
+        r->info = ci;
+        r->id = id;
+        r->measured = -1;
+        r->device = 1;
     }
     return 0;
+}
+
+/* Device counters: by default where NVML finds a device (none with -e: an -e list replaces
+ * the default counters, device ones included, as perf stat's -e does); --device adds them also
+ * beside -e; --no-device never. */
+static int want_device(const struct stat_options *o)
+{
+    return o->device == STAT_DEVICE_ON || (o->device == STAT_DEVICE_AUTO && !o->events);
 }
 
 static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
                        size_t *n)
 {
     *n = 0;
+    int device_now = o->interval_ms && want_device(o);
     if (!o->events) {
         for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
             if (add_row(pq, rows, n, default_events[i], 0))
                 return -1;
-        return o->device ? add_device_rows(pq, rows, n) : 0;
+        return device_now ? add_device_rows(pq, rows, n, o->device == STAT_DEVICE_ON) : 0;
     }
     char *list = strdup(o->events);
     if (!list)
@@ -149,9 +173,9 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
          tok = strtok_r(NULL, ",", &save))
         rc = add_row(pq, rows, n, tok, 1);
     free(list);
-    if (!rc && o->device)
-        rc = add_device_rows(pq, rows, n);
-    if (!rc && *n == 0) {
+    if (!rc && device_now)
+        rc = add_device_rows(pq, rows, n, 1);
+    if (!rc && *n == 0 && !want_device(o)) {
         fprintf(stderr, "perfq stat: no counters given\n");
         rc = -1;
     }
@@ -163,7 +187,22 @@ struct child_result {
     struct rusage usage;
     uint64_t elapsed_ns;
     unsigned intervals;        /* -I: intervals printed */
+    int device_rows;           /* device counters opened on perfq's thread (stat_device.c) */
+    int64_t device_begin_ns;   /* when they began, from CMD's start; -1: never */
 };
+
+/* Where the thread's device counters were read: the interval they cover. */
+static void print_device_interval(FILE *out, const struct child_result *r)
+{
+    if (!r->device_rows)
+        return;
+    if (r->device_begin_ns < 0)
+        fprintf(out, "\n   device counters not counted: CMD ended before NVML was ready\n");
+    else
+        fprintf(out, "\n   device counters from %.3f s after CMD's start to its exit (NVML "
+                "started on perfq's thread while CMD ran)\n",
+                (double)r->device_begin_ns / 1e9);
+}
 
 static void print_table(FILE *out, const struct stat_options *o, const struct stat_row *rows,
                         size_t n, const perfq_value_t *values, const struct child_result *r)
@@ -193,10 +232,19 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
             continue;
         }
         double value = perfq_value_as_double(v, ci->storage);
+        int scaled = (v->flags & PERFQ_VALUE_SCALED) != 0;
         if (ci->unit == PERFQ_UNIT_NANOSECONDS) {
-            fprintf(out, "   %18.2f  %-8s %-30s #", value / 1e6, "msec", ci->full_name);
-            if (ci->intel_type == PERFQ_INTEL_DURATION_RAW && r->elapsed_ns)
-                fprintf(out, " %10.3f CPUs utilized", value / (double)r->elapsed_ns);
+            int cpus = ci->intel_type == PERFQ_INTEL_DURATION_RAW && r->elapsed_ns &&
+                       !rows[i].device;
+            fprintf(out, "   %18.2f  %-8s %-*s", value / 1e6, "msec", cpus || scaled ? 30 : 0,
+                    ci->full_name);
+            if (cpus)
+                fprintf(out, " # %10.3f CPUs utilized", value / (double)r->elapsed_ns);
+        } else if (ci->intel_type != PERFQ_INTEL_EVENT) {
+            /* A level or a mean (power, clocks, utilisation): no rate per second. */
+            fprintf(out, "   %18.0f  %-8s %-*s", value,
+                    ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
+                    scaled ? 30 : 0, ci->full_name);
         } else {
             fprintf(out, "   %18.0f  %-8s %-30s #", value,
                     ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
@@ -214,7 +262,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
             }
             fprintf(out, " %10.3f %s/sec", rate, scale);
         }
-        if (v->flags & PERFQ_VALUE_SCALED)
+        if (scaled)
             fprintf(out, "  (scaled: counted %.2f%% of the time)",
                     100.0 * (double)v->time_running / (double)v->time_enabled);
         fprintf(out, "\n");
@@ -222,6 +270,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
     if (o->interval_ms)
         fprintf(out, "\n   %u intervals of %u ms: the values above are their sums\n",
                 r->intervals, o->interval_ms);
+    print_device_interval(out, r);
     fprintf(out, "\n   %18.9f seconds time elapsed\n", seconds);
     fprintf(out, "   %18.9f seconds user\n",
             (double)r->usage.ru_utime.tv_sec + (double)r->usage.ru_utime.tv_usec / 1e6);
@@ -253,6 +302,10 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
             (uint64_t)r->usage.ru_maxrss * 1024u);
     if (o->interval_ms)
         fprintf(out, ", \"interval_ms\": %u, \"intervals\": %u", o->interval_ms, r->intervals);
+    if (r->device_rows && r->device_begin_ns >= 0)
+        fprintf(out, ", \"device_begin_ns\": %" PRId64, r->device_begin_ns);
+    else if (r->device_rows)
+        fprintf(out, ", \"device_begin_ns\": null");
     fprintf(out, ", \"counters\": [");
     double seconds = (double)r->elapsed_ns / 1e9;
     for (size_t i = 0; i < n; i++) {
@@ -305,10 +358,40 @@ static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
         stat_collect_print_csv(collect, out);
 }
 
-static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
-                           size_t n, perfq_value_t *values, struct child_result *r, FILE *out,
-                           struct stat_collect **collect)
+/* The thread's device counters become rows after the others (values after theirs). */
+static void add_device_results(perfq_t *pq, const struct stat_device *device,
+                               struct stat_row *rows,
+                               size_t *n_rows, size_t measured, perfq_value_t *values,
+                               uint64_t t0, struct child_result *r)
 {
+    const perfq_counter_id_t *ids;
+    const perfq_value_t *dv;
+    size_t n, n_measured;
+    uint64_t begin;
+    stat_device_result(device, &ids, &n, &n_measured, &dv, &begin);
+    for (size_t i = 0; i < n && *n_rows < MAX_EVENTS; i++) {
+        struct stat_row *row = &rows[*n_rows];
+        if (perfq_counter_info(pq, ids[i], &row->info) != PERFQ_OK)
+            continue;
+        row->id = ids[i];
+        row->measured = -1;
+        row->device = 1;
+        if (i < n_measured) {
+            row->measured = (int)measured;
+            values[measured++] = dv[i];
+            r->device_rows++;
+        }
+        (*n_rows)++;
+    }
+    /* Begun before CMD's start (NVML was quick): they cover all of it. */
+    r->device_begin_ns = !begin ? -1 : begin > t0 ? (int64_t)(begin - t0) : 0;
+}
+
+static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
+                           size_t *n_rows, perfq_value_t *values, struct child_result *r,
+                           FILE *out, struct stat_collect **collect)
+{
+    size_t n = *n_rows;
     perfq_counter_id_t ids[MAX_EVENTS];
     perfq_counter_info_t infos[MAX_EVENTS];
     size_t measured = 0;
@@ -324,10 +407,17 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         return -1;
     if (o->per_draw)
         stat_collect_set_per_draw(*collect);
+    /* The device counters start on a thread: CMD does not wait for NVML (-I: select_rows). */
+    struct stat_device *device = !o->interval_ms && want_device(o)
+                                     ? stat_device_start(pq, o->device == STAT_DEVICE_ON)
+                                     : NULL;
     int go, exec_err;
     pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
-    if (pid < 0)
+    if (pid < 0) {
+        stat_device_stop(device);
+        stat_device_free(&device);
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
+    }
     if (*collect && stat_collect_start(*collect) != 0)
         fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
     perfq_measurement_t *m = NULL;
@@ -347,6 +437,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
                       "interval)" : "");
         close(go);   /* the child reads EOF and exits 127 without running cmd */
         waitpid(pid, NULL, 0);
+        stat_device_stop(device);
+        stat_device_free(&device);
         perfq_measurement_destroy(&m);
         stat_interval_close(&iv);
         return -1;
@@ -386,6 +478,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         wrc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
     while (wrc < 0 && errno == EINTR);
     r->elapsed_ns = monotonic_ns() - t0;
+    stat_device_stop(device);   /* read at CMD's exit, before the rest of the ending */
     if (*collect)
         stat_collect_finish(*collect);
     progress_stop(&progress);
@@ -402,6 +495,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     perfq_measurement_destroy(&m);
+    add_device_results(pq, device, rows, n_rows, measured, values, t0, r);
+    stat_device_free(&device);
     if (got == (ssize_t)sizeof(err))
         return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
                        strerror(err)), -1;
@@ -437,7 +532,7 @@ int cmd_stat(int argc, char **argv)
     struct child_result result = {0};
     cli_output_begin(out);   /* -I writes interval records to out while CMD runs */
     struct stat_collect *collect = NULL;
-    int measured = run_and_measure(pq, &o, rows, n, values, &result, out, &collect) == 0;
+    int measured = run_and_measure(pq, &o, rows, &n, values, &result, out, &collect) == 0;
     if (!ferror(out))
         errno = 0;           /* a failure from here on reports its own errno */
     if (measured) {

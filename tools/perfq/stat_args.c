@@ -1,5 +1,5 @@
-/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --device, --layers,
- * --per-draw, -- CMD. */
+/* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --device,
+ * --no-device, --layers (the default, accepted), --no-layers, --per-draw, -- CMD. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@ static int append_events(struct stat_options *o, const char *list)
 
 int stat_parse_args(int argc, char **argv, struct stat_options *o)
 {
-    int i = 1;
+    int i = 1, layers_on = 0, layers_off = 0, device_on = 0, device_off = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -54,23 +54,36 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
                                "from 10 to 3600000\n", a[2] && a[1] == 'I' ? "-I" : a), -1;
             o->interval_ms = (unsigned)ms;
         } else if (strcmp(a, "--device") == 0) {
-            o->device = 1;
+            device_on = 1;
+        } else if (strcmp(a, "--no-device") == 0) {
+            device_off = 1;
         } else if (strcmp(a, "--layers") == 0) {
-            o->layers = 1;
+            layers_on = 1;   /* the default since issue 12's decision: kept for scripts */
+        } else if (strcmp(a, "--no-layers") == 0) {
+            layers_off = 1;
         } else if (strcmp(a, "--per-draw") == 0) {
-            o->layers = o->per_draw = 1;
+            o->per_draw = 1;
         } else {
             return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
         }
     }
+    if (layers_on && layers_off)
+        return fprintf(stderr, "perfq stat: --layers and --no-layers exclude each other\n"), -1;
+    if (o->per_draw && layers_off)
+        return fprintf(stderr, "perfq stat: --per-draw needs the layers (not with --no-layers)\n"),
+               -1;
+    if (device_on && device_off)
+        return fprintf(stderr, "perfq stat: --device and --no-device exclude each other\n"), -1;
+    o->layers = !layers_off;
+    o->device = device_on ? STAT_DEVICE_ON : device_off ? STAT_DEVICE_OFF : STAT_DEVICE_AUTO;
     if (o->json && o->csv)
         return fprintf(stderr, "perfq stat: --json and --csv exclude each other\n"), -1;
     if (o->csv && o->interval_ms)
         return fprintf(stderr, "perfq stat: --csv cannot be combined with -I\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
-                       "[-I MS] [--json|--csv] [-o FILE] [--device] [--layers [--per-draw]] -- CMD "
-                       "[ARGS])\n"), -1;
+                       "[-I MS] [--json|--csv] [-o FILE] [--device|--no-device] "
+                       "[--no-layers|--per-draw] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }

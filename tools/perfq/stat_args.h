@@ -2,19 +2,26 @@
 #ifndef PERFQ_TOOLS_STAT_ARGS_H
 #define PERFQ_TOOLS_STAT_ARGS_H
 
+enum { STAT_DEVICE_AUTO = 0, STAT_DEVICE_ON = 1, STAT_DEVICE_OFF = 2 };
+
 struct stat_options {
     char *events;              /* joined -e lists, or NULL for the defaults */
     int json;
     int csv;
     const char *output;
-    int device;                /* add every available device counter (--device) */
-    int layers;                /* inject perfq's GL/OpenCL layers into CMD (--layers) */
-    int per_draw;              /* with the layers: every draw call (--per-draw; implies --layers) */
+    /* Device counters (docs/perfq-stat.md, "Defaults"): STAT_DEVICE_AUTO (the default: the
+     * NVIDIA device counters where NVML finds a device, silently none elsewhere; none when -e
+     * is given), STAT_DEVICE_ON (--device: also beside -e, and say why they are missing),
+     * STAT_DEVICE_OFF (--no-device). */
+    int device;
+    int layers;                /* inject perfq's GL/OpenCL layers into CMD: 1 unless --no-layers */
+    int per_draw;              /* with the layers: every draw call (--per-draw) */
     unsigned interval_ms;      /* -I MS: print the counters every MS ms; 0: only the total */
     char **cmd;
 };
 
-/* Parses argv[1..] (argv[0] is "stat") into o (zeroed by the caller). 0, with o->cmd pointing
+/* Parses argv[1..] (argv[0] is "stat") into o (zeroed by the caller; the defaults, layers on
+ * and device counters AUTO, are set here). 0, with o->cmd pointing
  * into argv at the command; or -1 after printing why to stderr. o->events is malloc'ed: the
  * caller frees it, also after a failure. */
 int stat_parse_args(int argc, char **argv, struct stat_options *o);
