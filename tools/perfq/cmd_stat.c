@@ -228,7 +228,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
         }
         const perfq_value_t *v = &values[rows[i].measured];
         if (v->flags & PERFQ_VALUE_NOT_COUNTED) {
-            fprintf(out, "   %18s  %-8s %-30s\n", "<not counted>", "", ci->full_name);
+            fprintf(out, "   %18s  %-8s %s\n", "<not counted>", "", ci->full_name);
             continue;
         }
         double value = perfq_value_as_double(v, ci->storage);

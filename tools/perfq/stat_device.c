@@ -57,9 +57,9 @@ static void *device_main(void *arg)
     /* Deferred providers (perfq.h): NVML's are probed here, CUPTI's not (cupti-gpuN: -e). A
      * failure leaves their groups out or unavailable, as for any provider. */
     perfq_catalog_probe(d->pq, "nvml");
-    if (stopped(d))
-        return NULL;
-    perfq_catalog_probe(d->pq, "gpm");
+    /* CMD already ended: the counters are listed (not counted), without GPM's probe. */
+    if (!stopped(d))
+        perfq_catalog_probe(d->pq, "gpm");
     uint32_t count = 0;
     perfq_catalog_probed(d->pq, NULL, &count);
     d->ids = calloc(count ? count : 1, sizeof(*d->ids));
