@@ -1,63 +1,91 @@
-/* The layers' end of the `perfq stat` channel: see stat_channel.h for the protocol. */
+/* Both ends of the `perfq stat` channel's ring: see stat_channel.h for the protocol. */
 #include "core/stat_channel.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+/* ---- the writers (the layers) ---------------------------------------------------------------- */
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int sock = -1;
+static int attached_ok;
 static struct perfq_stat_page *page;
+static struct perfq_stat_slot *slots;   /* NULL when the page's slot count was not valid */
+static uint64_t mask;                   /* checked once at attach; never read again from the page */
 static int timeline;
 static int per_draw;
-static uint64_t local_dropped;  /* when the page cannot be mapped: still counted, here */
+static uint32_t pid_cache;      /* refreshed in a fork's child (after_fork_child) */
+static __thread uint32_t tid_cache;
 
-/* fd is open and is the file with inode `ino` of the given type: otherwise the program reused
- * the number and it is not ours to write to. */
-static int is_ours(int fd, unsigned long long ino, mode_t type)
+/* A CAS of head that fails means another writer took the slot; this many in a row (or a head
+ * that a program scribbled on, which never matches a slot) and the record is dropped, counted. */
+#define PUT_TRIES 1024
+
+static void after_fork_child(void)
 {
-    struct stat st;
-    return fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type &&
-           (unsigned long long)st.st_ino == ino;
+    /* The child's only thread is the one that forked: its cached tid is its parent's. */
+    __atomic_store_n(&pid_cache, (uint32_t)getpid(), __ATOMIC_RELAXED);
+    tid_cache = 0;
+}
+
+/* The slot count the CLI wrote, if the mapping of `size` bytes holds that many slots. */
+static uint64_t valid_slots(const struct perfq_stat_page *p, size_t size)
+{
+    uint64_t n = __atomic_load_n(&p->slots, __ATOMIC_RELAXED);
+    if (n == 0 || n > PERFQ_STAT_RING_MAX_SLOTS || (n & (n - 1)) != 0 ||
+        size < PERFQ_STAT_PAGE_BYTES + n * sizeof(struct perfq_stat_slot))
+        return 0;
+    return n;
 }
 
 static void attach(void)
 {
     const char *env = getenv(PERFQ_STAT_CHANNEL_ENV);
-    int sfd, pfd;
-    unsigned long long sino, pino;
-    if (!env || sscanf(env, "%d:%llu:%d:%llu", &sfd, &sino, &pfd, &pino) != 4)
+    int pfd;
+    unsigned long long pino;
+    char end;
+    if (!env || sscanf(env, "%d:%llu%c", &pfd, &pino, &end) != 2)
         return;
-    if (!is_ours(sfd, sino, S_IFSOCK) || !is_ours(pfd, pino, S_IFREG))
+    /* pfd is open and is that memfd: otherwise the program reused the number and it is not ours
+     * to write to. */
+    struct stat st;
+    if (pfd < 0 || fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (unsigned long long)st.st_ino != pino || st.st_size < (off_t)PERFQ_STAT_PAGE_BYTES)
         return;
-    /* Our own close-on-exec copies: the program may close or reuse the inherited numbers. */
-    int s = fcntl(sfd, F_DUPFD_CLOEXEC, 3);
-    if (s < 0)
+    size_t size = (size_t)st.st_size;
+    size_t most = PERFQ_STAT_PAGE_BYTES +
+                  (size_t)PERFQ_STAT_RING_MAX_SLOTS * sizeof(struct perfq_stat_slot);
+    if (size > most)
+        size = most;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    if (p == MAP_FAILED)
         return;
-    void *p = mmap(NULL, sizeof(struct perfq_stat_page), PROT_READ | PROT_WRITE, MAP_SHARED,
-                   pfd, 0);
-    page = p == MAP_FAILED ? NULL : p;
-    if (page) {
-        __atomic_add_fetch(&page->attached, 1, __ATOMIC_RELAXED);
-        timeline = (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
-                    PERFQ_STAT_PAGE_TIMELINE) != 0;
-        per_draw = (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
-                    PERFQ_STAT_PAGE_PER_DRAW) != 0;
+    page = p;
+    uint64_t n = valid_slots(page, size);
+    if (n) {
+        slots = (struct perfq_stat_slot *)((char *)p + PERFQ_STAT_PAGE_BYTES);
+        mask = n - 1;
     }
-    sock = s;
+    uint64_t flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
+    timeline = (flags & PERFQ_STAT_PAGE_TIMELINE) != 0;
+    per_draw = (flags & PERFQ_STAT_PAGE_PER_DRAW) != 0;
+    pid_cache = (uint32_t)getpid();
+    pthread_atfork(NULL, NULL, after_fork_child);
+    __atomic_add_fetch(&page->attached, 1, __ATOMIC_RELAXED);
+    attached_ok = 1;
 }
 
 int perfq_stat_channel_active(void)
 {
     pthread_once(&once, attach);
-    return sock >= 0;
+    return attached_ok;
 }
 
 int perfq_stat_channel_timeline(void)
@@ -79,8 +107,39 @@ uint64_t perfq_stat_now_ns(void)
 
 uint32_t perfq_stat_tid(void)
 {
-    /* Not cached: a cache in thread-local storage would survive fork() with the parent's id. */
-    return (uint32_t)syscall(SYS_gettid);
+    if (!tid_cache)
+        tid_cache = (uint32_t)syscall(SYS_gettid);
+    return tid_cache;
+}
+
+/* 1 when the record is in the ring (or was given up by the reader, which counted it). */
+static int ring_put(const struct perfq_stat_record *r)
+{
+    uint64_t pos = __atomic_load_n(&page->head, __ATOMIC_RELAXED);
+    for (int tries = 0; tries < PUT_TRIES; tries++) {
+        struct perfq_stat_slot *s = &slots[pos & mask];
+        uint64_t lap = pos & ~mask;   /* seq as the slot keeps it (stat_channel.h) */
+        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        int64_t dif = (int64_t)(seq - lap);
+        if (dif == 0) {
+            if (__atomic_compare_exchange_n(&page->head, &pos, pos + 1, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                memcpy(&s->record, r, sizeof(*r));
+                /* A CAS, not a store: a reader that gave the slot up (we were stopped for
+                 * PERFQ_STAT_RING_STUCK_NS) has moved seq on and counted the record. */
+                uint64_t expect = lap;
+                __atomic_compare_exchange_n(&s->seq, &expect, lap + 1, 0, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED);
+                return 1;
+            }
+            /* pos now holds the head another writer moved on */
+        } else if (dif < 0) {
+            return 0;   /* the slot holds the previous lap's record: the ring is full */
+        } else {
+            pos = __atomic_load_n(&page->head, __ATOMIC_RELAXED);
+        }
+    }
+    return 0;
 }
 
 void perfq_stat_channel_send(struct perfq_stat_record *r)
@@ -88,16 +147,105 @@ void perfq_stat_channel_send(struct perfq_stat_record *r)
     if (!perfq_stat_channel_active())
         return;
     r->magic = PERFQ_STAT_RECORD_MAGIC;
-    r->pid = (uint32_t)getpid();
+    r->pid = __atomic_load_n(&pid_cache, __ATOMIC_RELAXED);
     if (!r->tid)
         r->tid = perfq_stat_tid();
-    if (send(sock, r, sizeof(*r), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*r))
+    if (slots && ring_put(r))
         return;
-    __atomic_add_fetch(page ? &page->dropped : &local_dropped, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&page->dropped, 1, __ATOMIC_RELAXED);
 }
 
 void perfq_stat_channel_count_drops(uint64_t n)
 {
     if (n && perfq_stat_channel_active())
-        __atomic_add_fetch(page ? &page->dropped : &local_dropped, n, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&page->dropped, n, __ATOMIC_RELAXED);
+}
+
+/* ---- the reader (perfq) ---------------------------------------------------------------------- */
+
+int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t n)
+{
+    memset(ring, 0, sizeof(*ring));
+    if (n == 0 || n > PERFQ_STAT_RING_MAX_SLOTS || (n & (n - 1)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t bytes = PERFQ_STAT_PAGE_BYTES + (size_t)n * sizeof(struct perfq_stat_slot);
+    /* Not close-on-exec: CMD and its children inherit it. */
+    int fd = memfd_create("perfq-stat", 0);
+    if (fd < 0)
+        return -1;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) != 0 ||
+        (p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    ring->page = p;
+    ring->slots = (struct perfq_stat_slot *)((char *)p + PERFQ_STAT_PAGE_BYTES);
+    ring->n = n;
+    ring->bytes = bytes;
+    /* A memfd reads zero: every slot is free for its first lap, and a page of slots takes memory
+     * only once the ring reaches it. */
+    ring->page->slots = n;
+    return fd;
+}
+
+int perfq_stat_ring_read(struct perfq_stat_ring *ring, struct perfq_stat_record *out,
+                         uint64_t now_ns, int final)
+{
+    if (!ring->page)
+        return 0;
+    for (;;) {
+        uint64_t t = ring->tail, lap = t & ~(ring->n - 1);
+        struct perfq_stat_slot *s = &ring->slots[t & (ring->n - 1)];
+        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        if (seq == lap + 1) {
+            memcpy(out, &s->record, sizeof(*out));
+            __atomic_store_n(&s->seq, lap + ring->n, __ATOMIC_RELEASE);   /* free: next lap */
+            ring->tail = t + 1;
+            ring->stuck_since = 0;
+            return 1;
+        }
+        /* Not published: nothing reserved there yet, or a writer is between reserve and
+         * publish (or was killed there), or a program scribbled on the page. */
+        uint64_t ahead = __atomic_load_n(&ring->page->head, __ATOMIC_RELAXED) - t;
+        if (ahead == 0)
+            return 0;
+        if (ahead > ring->n) {
+            ring->corrupt++;   /* no writer can reserve past tail + n: the head is garbage */
+            return 0;
+        }
+        if (!final) {
+            if (!ring->stuck_since) {
+                ring->stuck_since = now_ns ? now_ns : 1;
+                return 0;
+            }
+            if (now_ns - ring->stuck_since < PERFQ_STAT_RING_STUCK_NS)
+                return 0;
+        }
+        /* Give the slot up; if its writer publishes meanwhile, the CAS fails and we take it. */
+        if (__atomic_compare_exchange_n(&s->seq, &seq, lap + ring->n, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            ring->tail = t + 1;
+            ring->stuck_since = 0;
+            ring->given_up++;
+        }
+    }
+}
+
+uint64_t perfq_stat_ring_dropped(const struct perfq_stat_ring *ring)
+{
+    return (ring->page ? __atomic_load_n(&ring->page->dropped, __ATOMIC_RELAXED) : 0) +
+           ring->given_up;
+}
+
+void perfq_stat_ring_close(struct perfq_stat_ring *ring)
+{
+    if (ring->page)
+        munmap(ring->page, ring->bytes);
+    ring->page = NULL;
+    ring->slots = NULL;
 }

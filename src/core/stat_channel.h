@@ -1,19 +1,39 @@
 /*
- * The channel from perfq's layers (inside the measured program) to `perfq stat` (docs/perfq-stat.md).
+ * The channel from perfq's layers (inside the measured program) to `perfq stat` and `perfq record`
+ * (docs/perfq-stat.md, "The channel").
  *
- * `perfq stat --layers` makes an AF_UNIX SOCK_SEQPACKET socket pair and a one-page memfd, and
- * puts "SOCKFD:SOCKINO:PAGEFD:PAGEINO" in PERFQ_STAT_CHANNEL; both fds are inherited through
- * fork and exec, so children are followed. A layer checks that the fds still are that socket and
- * that page (inode numbers: a program that closed them and reused the numbers is never written
- * to), keeps close-on-exec duplicates, and sends one fixed-size record per message with
- * MSG_DONTWAIT | MSG_NOSIGNAL: a full socket buffer drops the record (never blocks), a CLI that
- * died gives EPIPE (never SIGPIPE). Every drop is counted in the shared page, which the CLI reads
- * at the end: drops are reported, never silent. The socket buffer bounds the memory in flight.
- * stat_channel.c is compiled into each layer (not libperfq.so): each attaches on its own.
+ * A bounded ring of fixed-size records in shared memory, written by many threads of many
+ * processes and read by one thread of the CLI: no system call and no wake-up per record.
+ * The CLI makes a memfd (struct perfq_stat_page, then the slots) and puts "PAGEFD:PAGEINO" in
+ * PERFQ_STAT_CHANNEL; the fd is inherited through fork and exec, so children are followed. A
+ * layer checks that the fd still is that memfd (inode number: a program that closed it and reused
+ * the number is never written to), maps it and closes nothing (the mapping needs no fd).
+ *
+ * Writers (a bounded multi-producer queue with a sequence per slot, as Dmitry Vyukov's): position
+ * pos lives in slot pos & (slots - 1), and a slot keeps its sequence less its index, so that a
+ * memfd's zeros are every slot free for its first lap: with lap = pos & ~(slots - 1), the slot
+ * is free for pos when its seq is lap. A writer reserves it with a CAS of the page's head from
+ * pos to pos + 1, copies the record in and publishes it with a CAS of seq from lap to lap + 1.
+ * A slot whose seq is below lap still holds the record of the previous lap: the ring is full
+ * and the record is dropped and counted in the page's `dropped` (never blocks, never silent). A writer reads nothing from the page that could hurt it: the slot count is checked
+ * once against the memfd's size at attach, indices are masked, a retry loop is bounded (a head
+ * that a program scribbled on makes records drop, counted, never a crash or a hang).
+ *
+ * The reader (perfq's drain thread, on a timer): takes the slot at its own tail when seq is
+ * lap + 1 and frees it for the next lap (seq = lap + slots). A slot reserved but not published
+ * (its writer was killed between the two, or is stopped) is waited for at most
+ * PERFQ_STAT_RING_STUCK_NS while CMD runs, and not at all once CMD has exited: it is then given
+ * up (seq set past it; counted as dropped; a writer that publishes later finds its CAS refused).
+ * The tail lives in perfq's memory only: a program cannot move it.
+ *
+ * There is no socket: the CLI learns that CMD ended from waitid(), and records written before a
+ * SIGKILL are in the CLI's own mapping. stat_channel.c is compiled into each layer (not
+ * libperfq.so): each attaches on its own; perfq links it for the reader.
  */
 #ifndef PERFQ_STAT_CHANNEL_H
 #define PERFQ_STAT_CHANNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PERFQ_STAT_CHANNEL_ENV "PERFQ_STAT_CHANNEL"
@@ -118,12 +138,37 @@ struct perfq_stat_pipeline {
 _Static_assert(sizeof(struct perfq_stat_pipeline) == sizeof(struct perfq_stat_record),
                "a pipeline record travels as a record");
 
-/* The shared page: counters the layers add to atomically. */
+/* The shared page (the memfd's first PERFQ_STAT_PAGE_BYTES; the slots follow). The counters are
+ * added to atomically; head is on a cache line of its own (every writer's CAS hits it). */
 struct perfq_stat_page {
-    uint64_t dropped;           /* records that could not be sent */
+    uint64_t dropped;           /* records that could not be written (ring full, or no ring) */
     uint64_t attached;          /* layer instances (one per process and layer) that attached */
     uint64_t flags;             /* set by the CLI before CMD starts: PERFQ_STAT_PAGE_* */
+    uint64_t slots;             /* set by the CLI before CMD starts: a power of two */
+    uint8_t pad0[32];
+    uint64_t head;              /* the next position to reserve (writers' CAS) */
+    uint8_t pad1[56];
 };
+
+/* One record and its sequence, less the slot's index (see above). */
+struct perfq_stat_slot {
+    uint64_t seq;
+    uint64_t pad;
+    struct perfq_stat_record record;
+};
+
+#define PERFQ_STAT_PAGE_BYTES 4096u
+_Static_assert(sizeof(struct perfq_stat_page) == 128, "head on a cache line of its own");
+_Static_assert(sizeof(struct perfq_stat_slot) == 160, "slots of 16-byte multiples");
+/* 32768 slots of 160 bytes: 5 MiB. The drain thread reads every PERFQ_STAT_DRAIN_MS (sooner when
+ * it found the ring a quarter full), so the ring absorbs 3.2 million records a second (per-draw
+ * records of 2000 draws a frame at 1600 frames a second) and a drain thread kept off the CPU for
+ * 10 ms more by an overloaded machine; a frame trickle (3 records a frame) never comes near. */
+#define PERFQ_STAT_RING_SLOTS 32768u
+#define PERFQ_STAT_RING_MAX_SLOTS (1u << 20)
+#define PERFQ_STAT_DRAIN_MS 10
+/* While CMD runs, how long a reserved slot is waited for before it is given up. */
+#define PERFQ_STAT_RING_STUCK_NS 500000000u
 
 /* `perfq record`: the layers also send what a timeline needs (object records, enqueue calls,
  * CPU and GPU times); `perfq stat` leaves it clear and pays nothing for it. */
@@ -139,12 +184,36 @@ int perfq_stat_channel_active(void);
 int perfq_stat_channel_timeline(void);
 /* 1 when the CLI asked for every draw call (perfq stat --per-draw). */
 int perfq_stat_channel_per_draw(void);
-/* CLOCK_MONOTONIC in ns, and the calling thread's id. */
+/* CLOCK_MONOTONIC in ns, and the calling thread's id (cached per thread; reset in a fork's child). */
 uint64_t perfq_stat_now_ns(void);
 uint32_t perfq_stat_tid(void);
-/* Sends one record (magic and pid are filled in; tid when it is 0). Never blocks; a drop is counted. */
+/* Writes one record to the ring (magic and pid are filled in; tid when it is 0). No system call:
+ * pid and tid are cached (pid refreshed in a fork's child). Never blocks; a drop is counted. */
 void perfq_stat_channel_send(struct perfq_stat_record *r);
 /* Counts n records that will never be sent (results still pending at exit). */
 void perfq_stat_channel_count_drops(uint64_t n);
+
+/* CLI side: the ring's reader. One thread reads; the writers are the layers. */
+struct perfq_stat_ring {
+    struct perfq_stat_page *page;
+    struct perfq_stat_slot *slots;
+    uint64_t n;                 /* slots (a power of two) */
+    size_t bytes;               /* the mapping */
+    uint64_t tail;              /* the next position to read: ours only */
+    uint64_t stuck_since;       /* when the slot at tail was first seen reserved, unpublished */
+    uint64_t given_up;          /* reserved slots never published: dropped records */
+    uint64_t corrupt;           /* reads that found the page's head out of [tail, tail + n] */
+};
+/* Makes the memfd (not close-on-exec: CMD inherits it) with `slots` slots (a power of two, at
+ * most PERFQ_STAT_RING_MAX_SLOTS) and maps it. Returns the fd, or -1 with errno set. */
+int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t slots);
+/* The next record, in reservation order: 1 when one was copied to *out, 0 when there is none
+ * now. now_ns (CLOCK_MONOTONIC) times a reserved slot's wait; with `final` (CMD has exited) a
+ * reserved slot is given up at once. A call gives up at most `slots` slots (head - tail). */
+int perfq_stat_ring_read(struct perfq_stat_ring *ring, struct perfq_stat_record *out,
+                         uint64_t now_ns, int final);
+/* Records lost: the writers' count in the page, plus the slots the reader gave up. */
+uint64_t perfq_stat_ring_dropped(const struct perfq_stat_ring *ring);
+void perfq_stat_ring_close(struct perfq_stat_ring *ring);
 
 #endif

@@ -1,9 +1,9 @@
 /*
- * perfq stat --layers: receives the layers' records (src/core/stat_channel.h) on a thread while
+ * perfq stat --layers: reads the layers' records (src/core/stat_channel.h's ring) on a thread while
  * CMD runs and aggregates them: frames (count; CPU and GPU time per frame; vertices per frame)
  * and OpenCL commands by kernel name and by command type. Memory is bounded: series keep at most
  * SERIES_KEEP values (stat_series.h), at most MAX_GROUPS OpenCL groups (further names are summed
- * in "(other)"), and the socket buffer bounds what is in flight.
+ * in "(other)"), and the ring (5 MiB) bounds what is in flight.
  */
 #include "stat_collect.h"
 
@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,8 +73,9 @@ struct context_key {
 };
 
 struct stat_collect {
-    int recv_fd, send_fd, page_fd, stop[2];
-    struct perfq_stat_page *page;
+    int page_fd, stop[2];
+    struct perfq_stat_ring ring;
+    struct perfq_stat_page *page;   /* ring.page */
     pthread_t thread;
     int running;
     struct trace *trace;          /* perfq record: the file the timeline goes to */
@@ -321,23 +321,6 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
     }
 }
 
-static int receive(struct stat_collect *c, int flags)
-{
-    struct perfq_stat_record r;
-    ssize_t got = recv(c->recv_fd, &r, sizeof(r), flags);
-    if (got < 0)
-        return errno == EINTR ? 1 : -1;
-    if (got == 0)
-        return 0;   /* every sending end is closed */
-    if (got != (ssize_t)sizeof(r) || r.magic != PERFQ_STAT_RECORD_MAGIC) {
-        c->malformed++;
-        return 1;
-    }
-    r.name[sizeof(r.name) - 1] = 0;
-    take(c, &r);
-    return 1;
-}
-
 static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
@@ -345,96 +328,98 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Records in one batch under which the thread naps before it looks again. */
-#define NAP_BELOW 16
-#define NAP_MS 2
+/* Reads what the ring holds now, at most one lap (writers that keep writing cannot hold the
+ * thread). Returns the records read. */
+static uint64_t drain_ring(struct stat_collect *c, int final)
+{
+    struct perfq_stat_record r;
+    uint64_t n = 0, now = monotonic_ns();
+    while (n < c->ring.n && perfq_stat_ring_read(&c->ring, &r, now, final)) {
+        n++;
+        if (r.magic != PERFQ_STAT_RECORD_MAGIC) {
+            c->malformed++;   /* a program wrote on the ring */
+            continue;
+        }
+        r.name[sizeof(r.name) - 1] = 0;
+        take(c, &r);
+    }
+    return n;
+}
 
+/* Reads the ring every PERFQ_STAT_DRAIN_MS while CMD runs: no wake-up per record, and none of the
+ * program's cores taken more than 100 times a second. A ring found a quarter full is read again
+ * after 1 ms (a flood of per-draw records). Only the stop pipe ends the wait. */
 static void *drain(void *arg)
 {
     struct stat_collect *c = arg;
+    uint64_t last_tick = 0;
     for (;;) {
-        struct pollfd p[2] = {{c->recv_fd, POLLIN, 0}, {c->stop[0], POLLIN, 0}};
-        /* A timeline lets its old events out to the file now and then, records or not. */
-        int rc = poll(p, 2, c->trace ? 100 : -1);
-        if (rc < 0 && errno != EINTR)
-            break;
-        if (c->trace)
-            trace_tick(c->trace, monotonic_ns());
-        if (rc <= 0)
-            continue;
-        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            /* Everything that is there, in one wake-up. */
-            int got, n = 0;
-            while ((got = receive(c, MSG_DONTWAIT)) > 0)
-                n++;
-            if (got == 0 || (got < 0 && errno != EAGAIN))
-                break;   /* every sender is gone (or the socket failed): nothing more comes */
-            /* A trickle (a record or two per frame): nap before looking again, so that perfq
-             * is not woken, and does not wake on the program's cores, for each record; the
-             * socket buffer holds what comes meanwhile (NAP_MS of a trickle is far below it).
-             * A flood (per-draw records) is read again at once. Only the stop pipe ends a nap. */
-            if (n < NAP_BELOW && poll(&p[1], 1, NAP_MS) > 0)
-                break;
-            continue;
+        uint64_t n = drain_ring(c, 0);
+        if (c->trace) {
+            /* A timeline lets its old events out to the file now and then. */
+            uint64_t now = monotonic_ns();
+            if (now - last_tick >= 100000000u) {
+                trace_tick(c->trace, now);
+                last_tick = now;
+            }
         }
-        if (p[1].revents)
+        struct pollfd p = {c->stop[0], POLLIN, 0};
+        int rc = poll(&p, 1, n >= c->ring.n / 4 ? 1 : PERFQ_STAT_DRAIN_MS);
+        if (rc > 0 || (rc < 0 && errno != EINTR))
             break;
     }
-    /* CMD exited: what its processes sent is in the buffer; descendants still running are
-     * not waited for (as perf stat), what they send later is not counted. */
-    while (receive(c, MSG_DONTWAIT) > 0)
-        ;
+    /* CMD exited: what its processes wrote is in the ring; a slot reserved and never published
+     * (a writer killed between the two) is given up, counted. Descendants still running are not
+     * waited for (as perf stat), what they write later is not counted. */
+    drain_ring(c, 1);
     return NULL;
+}
+
+/* The ring's size: PERFQ_STAT_RING_SLOTS (a power of two; tests make a small ring overflow)
+ * or the default. */
+static uint64_t ring_slots(void)
+{
+    const char *e = getenv("PERFQ_STAT_RING_SLOTS");
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!*end && v && v <= PERFQ_STAT_RING_MAX_SLOTS && !(v & (v - 1)))
+            return v;
+        fprintf(stderr, "perfq: PERFQ_STAT_RING_SLOTS=%s is not a power of two up to %u; "
+                "using %u\n", e, PERFQ_STAT_RING_MAX_SLOTS, PERFQ_STAT_RING_SLOTS);
+    }
+    return PERFQ_STAT_RING_SLOTS;
 }
 
 struct stat_collect *stat_collect_open(struct trace *trace)
 {
     struct stat_collect *c = calloc(1, sizeof(*c));
-    int sv[2] = {-1, -1};
     if (!c)
         return NULL;
     c->page_fd = c->stop[0] = c->stop[1] = -1;
-    /* SEQPACKET: one record per message, and recv sees EOF when every sender is gone. The
-     * sending end is inherited by CMD (no close-on-exec); perfq's end is close-on-exec. */
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0 || pipe2(c->stop, O_CLOEXEC) != 0)
+    if (pipe2(c->stop, O_CLOEXEC) != 0)
         goto fail;
-    c->recv_fd = sv[0];
-    c->send_fd = sv[1];
-    fcntl(c->recv_fd, F_SETFD, FD_CLOEXEC);
-    /* A larger receive buffer absorbs bursts; still bounded (the kernel caps it at rmem_max). */
-    int size = 4 << 20;
-    setsockopt(c->recv_fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-    setsockopt(c->send_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-    c->page_fd = memfd_create("perfq-stat", 0);
-    if (c->page_fd < 0 || ftruncate(c->page_fd, sizeof(struct perfq_stat_page)) != 0)
+    /* The memfd is inherited by CMD (no close-on-exec); perfq's copy is closed once CMD runs. */
+    c->page_fd = perfq_stat_ring_create(&c->ring, ring_slots());
+    if (c->page_fd < 0)
         goto fail;
-    void *p = mmap(NULL, sizeof(struct perfq_stat_page), PROT_READ | PROT_WRITE, MAP_SHARED,
-                   c->page_fd, 0);
-    if (p == MAP_FAILED)
-        goto fail;
-    c->page = p;
+    c->page = c->ring.page;
     if (trace) {
         c->trace = trace;
         if (!(c->timeline = timeline_open(trace)))
             goto fail;
         c->page->flags = PERFQ_STAT_PAGE_TIMELINE;
     }
-    struct stat ss, ps;
-    if (fstat(c->send_fd, &ss) != 0 || fstat(c->page_fd, &ps) != 0)
+    struct stat ps;
+    if (fstat(c->page_fd, &ps) != 0)
         goto fail;
-    char env[128];
-    snprintf(env, sizeof(env), "%d:%llu:%d:%llu", c->send_fd, (unsigned long long)ss.st_ino,
-             c->page_fd, (unsigned long long)ps.st_ino);
+    char env[64];
+    snprintf(env, sizeof(env), "%d:%llu", c->page_fd, (unsigned long long)ps.st_ino);
     if (setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
         goto fail;
     return c;
 fail:
     fprintf(stderr, "perfq stat: cannot make the layers' channel: %s\n", strerror(errno));
-    if (sv[0] >= 0) {
-        close(sv[0]);
-        close(sv[1]);
-        c->recv_fd = c->send_fd = -1;
-    }
     stat_collect_close(&c);
     return NULL;
 }
@@ -448,9 +433,8 @@ void stat_collect_set_per_draw(struct stat_collect *c)
 int stat_collect_start(struct stat_collect *c)
 {
     unsetenv(PERFQ_STAT_CHANNEL_ENV);
-    close(c->send_fd);
-    close(c->page_fd);
-    c->send_fd = c->page_fd = -1;
+    close(c->page_fd);   /* the mapping stays */
+    c->page_fd = -1;
     if (pthread_create(&c->thread, NULL, drain, c) != 0)
         return -1;
     c->running = 1;
@@ -474,18 +458,13 @@ void stat_collect_close(struct stat_collect **pc)
     if (!c)
         return;
     stat_collect_finish(c);
-    if (c->recv_fd >= 0)
-        close(c->recv_fd);
-    if (c->send_fd >= 0)
-        close(c->send_fd);
     if (c->page_fd >= 0)
         close(c->page_fd);
     if (c->stop[0] >= 0)
         close(c->stop[0]);
     if (c->stop[1] >= 0)
         close(c->stop[1]);
-    if (c->page)
-        munmap(c->page, sizeof(*c->page));
+    perfq_stat_ring_close(&c->ring);
     timeline_close(&c->timeline);
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
@@ -504,9 +483,18 @@ void stat_collect_close(struct stat_collect **pc)
     *pc = NULL;
 }
 
+/* The writers' drops (ring full) and the slots the reader gave up. Read after
+ * stat_collect_finish, or racily by the progress line. */
 static uint64_t dropped(const struct stat_collect *c)
 {
-    return c->page ? __atomic_load_n(&c->page->dropped, __ATOMIC_RELAXED) : 0;
+    return perfq_stat_ring_dropped(&c->ring);
+}
+
+/* Records that were not the layers' (a program wrote on the ring), and a head a program
+ * scribbled on (once). */
+static uint64_t malformed(const struct stat_collect *c)
+{
+    return c->malformed + (c->ring.corrupt ? 1 : 0);
 }
 
 void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands)
@@ -624,9 +612,9 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
         fprintf(out, "   no OpenCL commands\n");
     }
     uint64_t d = dropped(c);
-    if (d || c->malformed)
+    if (d || malformed(c))
         fprintf(out, "   %" PRIu64 " records dropped (channel full), %" PRIu64 " malformed\n",
-                d, c->malformed);
+                d, malformed(c));
     fprintf(out, "\n");
 }
 
@@ -708,7 +696,7 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     json_groups(out, c->types, c->n_types);
     fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
             PRIu64 ", \"malformed\": %" PRIu64 "}", attached(c), c->n_pids, dropped(c),
-            c->malformed);
+            malformed(c));
 }
 
 /* A field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a

@@ -1,0 +1,547 @@
+/* The layers' channel to `perfq stat` (src/core/stat_channel.h): the shared-memory ring with many
+ * writer threads in several processes (forked after attach, and exec'd: each attaches on its own),
+ * an overflow's drops counted exactly, a writer killed between reserve and publish (given up
+ * after the bounded wait while CMD runs, at once at the end), a page a program scribbled on (no
+ * crash, no hang). With PERFQ as argument, the same through `perfq stat --layers --json`.
+ * This binary is also the writer: --writer RECORDS THREADS FORKS, --stuck K, --corrupt K. */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/stat_channel.h"
+
+static const char *perfq_path;
+static char self_path[4096];
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the writer side (this binary exec'd under a channel) ------------------------------------ */
+
+struct writer_arg {
+    long records;
+    int index;
+};
+
+/* FRAME records: a = the real pid, b = the real tid (the channel's cached ones must match),
+ * c = the thread's sequence, d = its index. */
+static void *writer_thread(void *p)
+{
+    const struct writer_arg *w = p;
+    for (long i = 0; i < w->records; i++) {
+        struct perfq_stat_record r = {.kind = PERFQ_STAT_FRAME};
+        r.a = (uint64_t)syscall(SYS_getpid);
+        r.b = (uint64_t)syscall(SYS_gettid);
+        r.c = (uint64_t)i;
+        r.d = (uint64_t)w->index;
+        perfq_stat_channel_send(&r);
+    }
+    return NULL;
+}
+
+static void write_records(long records, int threads)
+{
+    pthread_t t[64];
+    struct writer_arg a[64];
+    for (int i = 0; i < threads && i < 64; i++) {
+        a[i] = (struct writer_arg){records, i};
+        if (pthread_create(&t[i], NULL, writer_thread, &a[i]) != 0)
+            _exit(3);
+    }
+    for (int i = 0; i < threads && i < 64; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* The page the environment names, mapped as a program that scribbles on it would. */
+static struct perfq_stat_page *map_page(size_t *size)
+{
+    int fd;
+    unsigned long long ino;
+    struct stat st;
+    const char *env = getenv(PERFQ_STAT_CHANNEL_ENV);
+    if (!env || sscanf(env, "%d:%llu", &fd, &ino) != 2 || fstat(fd, &st) != 0)
+        _exit(4);
+    *size = (size_t)st.st_size;
+    void *p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        _exit(4);
+    return p;
+}
+
+static int writer_main(int argc, char **argv)
+{
+    if (!perfq_stat_channel_active())
+        return 2;
+    if (strcmp(argv[1], "--writer") == 0 && argc == 5) {
+        /* Forked after attach: the children inherit the mapping and the cached pid is theirs. */
+        int forks = atoi(argv[4]);
+        pid_t kids[16];
+        int n = 0;
+        for (int i = 0; i < forks && i < 16; i++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                write_records(atol(argv[2]), atoi(argv[3]));
+                _exit(0);
+            }
+            if (pid > 0)
+                kids[n++] = pid;
+        }
+        write_records(atol(argv[2]), atoi(argv[3]));
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            int status;
+            if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) ||
+                WEXITSTATUS(status) != 0)
+                bad = 1;
+        }
+        return bad;
+    }
+    if (strcmp(argv[1], "--stuck") == 0 && argc == 3) {
+        /* K records, then a slot reserved as a writer does (head moved on) and never published:
+         * what a writer killed between its CAS and its publication leaves. */
+        write_records(atol(argv[2]), 1);
+        size_t size;
+        struct perfq_stat_page *p = map_page(&size);
+        __atomic_add_fetch(&p->head, 1, __ATOMIC_RELAXED);
+        raise(SIGKILL);
+        return 5;
+    }
+    if (strcmp(argv[1], "--corrupt") == 0 && argc == 3) {
+        long k = atol(argv[2]);
+        size_t size;
+        struct perfq_stat_page *p = map_page(&size);
+        struct perfq_stat_slot *slots = (struct perfq_stat_slot *)((char *)p + PERFQ_STAT_PAGE_BYTES);
+        size_t n = (size - PERFQ_STAT_PAGE_BYTES) / sizeof(*slots);
+        const uint64_t garbage[] = {0xdeadbeefdeadbeefu, UINT64_MAX, 0x7fffffffffffffffu, 3};
+        for (size_t g = 0; g < sizeof(garbage) / sizeof(garbage[0]); g++) {
+            __atomic_store_n(&p->head, garbage[g], __ATOMIC_RELAXED);
+            for (size_t i = g; i < n; i += 7)
+                __atomic_store_n(&slots[i].seq, garbage[(g + i) % 4] ^ i, __ATOMIC_RELAXED);
+            write_records(k, 2);
+        }
+        /* A process that attaches now reads a slot count it must refuse. */
+        __atomic_store_n(&p->slots, UINT64_MAX, __ATOMIC_RELAXED);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl(self_path, self_path, "--writer", argv[2], "1", "0", (char *)NULL);
+            _exit(127);
+        }
+        int status;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return 6;
+        return 0;
+    }
+    return 7;
+}
+
+/* ---- the reader side -------------------------------------------------------------------------- */
+
+/* Starts this binary as a writer on `ring` (its fd inherited, as CMD's). */
+static pid_t spawn_writer(int fd, const char *mode, const char *a1, const char *a2, const char *a3)
+{
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    char env[64];
+    snprintf(env, sizeof env, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+        execl(self_path, self_path, mode, a1, a2, a3, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* What a reader saw: per (pid, thread index) the next sequence expected. */
+struct seen {
+    uint64_t received, bad;
+    struct {
+        uint32_t pid;
+        uint64_t index, next;
+    } keys[256];
+    size_t n;
+};
+
+/* Each writer thread's records come in its order, with the pid and tid it really has. */
+static void check_record(struct seen *s, const struct perfq_stat_record *r)
+{
+    s->received++;
+    if (r->magic != PERFQ_STAT_RECORD_MAGIC || r->kind != PERFQ_STAT_FRAME || r->pid != r->a ||
+        r->tid != r->b) {
+        s->bad++;
+        return;
+    }
+    size_t i = 0;
+    while (i < s->n && !(s->keys[i].pid == r->pid && s->keys[i].index == r->d))
+        i++;
+    if (i == s->n) {
+        if (s->n == 256) {
+            s->bad++;
+            return;
+        }
+        s->keys[s->n].pid = r->pid;
+        s->keys[s->n].index = r->d;
+        s->keys[s->n++].next = 0;
+    }
+    if (r->c < s->keys[i].next)
+        s->bad++;   /* out of order, or twice */
+    s->keys[i].next = r->c + 1;
+}
+
+static void read_all(struct perfq_stat_ring *ring, struct seen *s, uint64_t now, int final)
+{
+    struct perfq_stat_record r;
+    while (perfq_stat_ring_read(ring, &r, now, final))
+        check_record(s, &r);
+}
+
+/* Reads while the writers run (pids[], n), then what is left once they have exited. */
+static void read_while(struct perfq_stat_ring *ring, struct seen *s, pid_t *pids, int n)
+{
+    int left = n;
+    while (left) {
+        read_all(ring, s, now_ns(), 0);
+        for (int i = 0; i < n; i++) {
+            int status;
+            if (pids[i] > 0 && waitpid(pids[i], &status, WNOHANG) == pids[i]) {
+                assert_true(WIFEXITED(status));
+                assert_int_equal(WEXITSTATUS(status), 0);
+                pids[i] = 0;
+                left--;
+            }
+        }
+        usleep(1000);
+    }
+    read_all(ring, s, now_ns(), 1);
+}
+
+/* ---- in one process: threads (what TSan sees) ------------------------------------------------- */
+
+struct reader_arg {
+    struct perfq_stat_ring *ring;
+    struct seen *seen;
+    int done;
+};
+
+static void *reader_thread(void *p)
+{
+    struct reader_arg *a = p;
+    while (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE))
+        read_all(a->ring, a->seen, now_ns(), 0);
+    read_all(a->ring, a->seen, now_ns(), 1);
+    return NULL;
+}
+
+static void threads_one_process(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 1024);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    char env[64];
+    snprintf(env, sizeof env, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+    /* This process attaches once: the only case that writes from it. */
+    assert_true(perfq_stat_channel_active());
+    unsetenv(PERFQ_STAT_CHANNEL_ENV);
+    close(fd);   /* the mappings stay */
+    static struct seen seen;
+    struct reader_arg ra = {&ring, &seen, 0};
+    pthread_t reader;
+    assert_int_equal(pthread_create(&reader, NULL, reader_thread, &ra), 0);
+    write_records(20000, 8);
+    __atomic_store_n(&ra.done, 1, __ATOMIC_RELEASE);
+    pthread_join(reader, NULL);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(seen.received + perfq_stat_ring_dropped(&ring), 8 * 20000);
+    assert_int_equal(ring.given_up, 0);
+    assert_int_equal(ring.page->attached, 1);
+    perfq_stat_ring_close(&ring);
+}
+
+/* ---- processes -------------------------------------------------------------------------------- */
+
+/* 3 exec'd writers, each forking 2 children after attach, 4 threads each: 36 threads in 9
+ * processes, in a ring that holds all they write (threads_one_process and the CLI's tests
+ * overflow theirs): every record received, in each thread's order, with its pid and tid. */
+static void processes_exact(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 65536);
+    assert_true(fd >= 0);
+    pid_t pids[3];
+    for (int i = 0; i < 3; i++)
+        pids[i] = spawn_writer(fd, "--writer", "1500", "4", "2");
+    close(fd);
+    static struct seen seen;
+    read_while(&ring, &seen, pids, 3);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(seen.received, 3 * 3 * 4 * 1500);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 0);
+    assert_int_equal(seen.n, 3 * 3 * 4);   /* every thread of every process */
+    assert_int_equal(ring.page->attached, 3);   /* forked children inherit the attachment */
+    assert_int_equal(ring.given_up, 0);
+    perfq_stat_ring_close(&ring);
+}
+
+/* Nobody reads: a ring of 64 takes 64 records and drops exactly the rest. */
+static void overload_exact(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 64);
+    assert_true(fd >= 0);
+    pid_t pid = spawn_writer(fd, "--writer", "1000", "1", "0");
+    assert_int_equal(wait_status(pid), 0);
+    assert_int_equal(__atomic_load_n(&ring.page->dropped, __ATOMIC_RELAXED), 1000 - 64);
+    struct seen seen = {0};
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 64);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(seen.keys[0].next, 64);   /* the first 64, in order */
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 1000 - 64);
+    /* Read, the ring takes records again: the next lap's slots. */
+    assert_int_equal(wait_status(spawn_writer(fd, "--writer", "10", "1", "0")), 0);
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 74);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 1000 - 64);
+    close(fd);
+    perfq_stat_ring_close(&ring);
+}
+
+/* A writer killed between reserve and publish: while CMD runs the reader waits for the slot
+ * PERFQ_STAT_RING_STUCK_NS (the clock is the caller's: no timing here), then gives it up and
+ * reads what came after it; at the end it gives such a slot up at once. */
+static void stuck_writer_given_up(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 256);
+    assert_true(fd >= 0);
+    assert_int_equal(wait_status(spawn_writer(fd, "--stuck", "10", NULL, NULL)), 128 + SIGKILL);
+    assert_int_equal(wait_status(spawn_writer(fd, "--writer", "5", "1", "0")), 0);
+    struct seen seen = {0};
+    uint64_t t0 = 1000000000u;
+    read_all(&ring, &seen, t0, 0);
+    assert_int_equal(seen.received, 10);   /* then the reserved slot: waited for */
+    read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS - 1, 0);
+    assert_int_equal(seen.received, 10);
+    assert_int_equal(ring.given_up, 0);
+    read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS, 0);
+    assert_int_equal(seen.received, 15);
+    assert_int_equal(ring.given_up, 1);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 1);
+    /* At the end: no wait. */
+    assert_int_equal(wait_status(spawn_writer(fd, "--stuck", "3", NULL, NULL)), 128 + SIGKILL);
+    read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS, 0);
+    assert_int_equal(seen.received, 18);
+    read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS + 1, 1);
+    assert_int_equal(ring.given_up, 2);
+    assert_int_equal(seen.bad, 0);
+    /* A later writer's records still come. */
+    assert_int_equal(wait_status(spawn_writer(fd, "--writer", "7", "1", "0")), 0);
+    read_all(&ring, &seen, t0, 1);
+    assert_int_equal(seen.received, 25);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 2);
+    close(fd);
+    perfq_stat_ring_close(&ring);
+}
+
+/* A writer SIGKILLed at an arbitrary point of a flood: the last reading ends, and every slot
+ * the writers reserved was either read or given up. */
+static void killed_flood_writer(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 1024);
+    assert_true(fd >= 0);
+    pid_t pid = spawn_writer(fd, "--writer", "1000000000", "2", "0");
+    close(fd);
+    static struct seen seen;
+    while (seen.received < 20000)
+        read_all(&ring, &seen, now_ns(), 0);
+    kill(pid, SIGKILL);
+    assert_int_equal(wait_status(pid), 128 + SIGKILL);
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(seen.received + ring.given_up,
+                     __atomic_load_n(&ring.page->head, __ATOMIC_RELAXED));
+    perfq_stat_ring_close(&ring);
+}
+
+/* A program that scribbles on the page (head, slots' sequences, the slot count): its writers do
+ * not crash (the writer exits 0, and so does a child that attaches afterwards), and the reader
+ * ends. */
+static void corrupt_page(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 256);
+    assert_true(fd >= 0);
+    pid_t pid = spawn_writer(fd, "--corrupt", "100", NULL, NULL);
+    close(fd);
+    assert_int_equal(wait_status(pid), 0);
+    struct seen seen = {0};
+    read_all(&ring, &seen, now_ns(), 0);
+    read_all(&ring, &seen, now_ns(), 1);
+    /* The child that attached after the slot count was scribbled on could write nothing: its
+     * 100 records are counted. */
+    assert_true(perfq_stat_ring_dropped(&ring) >= 100);
+    assert_int_equal(ring.page->attached, 2);
+    perfq_stat_ring_close(&ring);
+}
+
+/* ---- through perfq stat ----------------------------------------------------------------------- */
+
+/* perfq stat --layers --json -o FILE -- ARGS...: its exit status and the report's JSON. */
+static int run_perfq(const char *slots, const char *const *args, json_object **json)
+{
+    char rep_path[] = "/tmp/perfq-chan-XXXXXX";
+    int rep = mkstemp(rep_path);
+    assert_true(rep >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (slots)
+            setenv("PERFQ_STAT_RING_SLOTS", slots, 1);
+        const char *argv[16] = {perfq_path, "stat", "--layers", "--json", "-o", rep_path, "--"};
+        int k = 7;
+        for (int i = 0; args[i] && k < 15; i++)
+            argv[k++] = args[i];
+        execv(perfq_path, (char *const *)argv);
+        _exit(99);
+    }
+    int rc = wait_status(pid);
+    *json = json_object_from_file(rep_path);
+    close(rep);
+    unlink(rep_path);
+    assert_non_null(*json);
+    return rc;
+}
+
+static int64_t get_int(json_object *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_object *o = j;
+    for (char *save, *part = strtok_r(buf, ".", &save); part; part = strtok_r(NULL, ".", &save))
+        if (!json_object_object_get_ex(o, part, &o))
+            fail_msg("no %s in the report", path);
+    return json_object_get_int64(o);
+}
+
+static void cli_processes_exact(void **state)
+{
+    (void)state;
+    json_object *j;
+    int rc = run_perfq(NULL, (const char *[]){self_path, "--writer", "5000", "4", "2", NULL}, &j);
+    assert_int_equal(rc, 0);
+    assert_int_equal(get_int(j, "frames.count") + get_int(j, "channel.dropped"), 3 * 4 * 5000);
+    assert_int_equal(get_int(j, "channel.processes"), 3);
+    assert_int_equal(get_int(j, "channel.malformed"), 0);
+    json_object_put(j);
+}
+
+/* A ring of 16 slots that the drain thread reads every 10 ms: most of a burst is dropped, and
+ * counted exactly. */
+static void cli_overload(void **state)
+{
+    (void)state;
+    json_object *j;
+    int rc = run_perfq("16", (const char *[]){self_path, "--writer", "100000", "1", "0", NULL},
+                       &j);
+    assert_int_equal(rc, 0);
+    int64_t frames = get_int(j, "frames.count"), dropped = get_int(j, "channel.dropped");
+    assert_int_equal(frames + dropped, 100000);
+    assert_true(dropped > 0);
+    assert_true(frames >= 16);
+    json_object_put(j);
+}
+
+/* CMD killed with a slot reserved and never published: the report comes (no hang), with the
+ * records before and the slot counted as dropped. */
+static void cli_stuck_writer(void **state)
+{
+    (void)state;
+    json_object *j;
+    int rc = run_perfq(NULL, (const char *[]){self_path, "--stuck", "10", NULL}, &j);
+    assert_int_equal(rc, 128 + SIGKILL);
+    assert_int_equal(get_int(j, "signal"), SIGKILL);
+    assert_int_equal(get_int(j, "frames.count"), 10);
+    assert_int_equal(get_int(j, "channel.dropped"), 1);
+    json_object_put(j);
+}
+
+static void cli_corrupt_page(void **state)
+{
+    (void)state;
+    json_object *j;
+    int rc = run_perfq(NULL, (const char *[]){self_path, "--corrupt", "100", NULL}, &j);
+    assert_int_equal(rc, 0);
+    assert_true(get_int(j, "channel.dropped") >= 100);
+    json_object_put(j);
+}
+
+int main(int argc, char **argv)
+{
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0)
+        return 1;
+    self_path[n] = '\0';
+    if (argc >= 2 && argv[1][0] == '-' && argv[1][1] == '-')
+        return writer_main(argc, argv);
+    const struct CMUnitTest ring_tests[] = {
+        cmocka_unit_test(processes_exact),
+        cmocka_unit_test(overload_exact),
+        cmocka_unit_test(stuck_writer_given_up),
+        cmocka_unit_test(killed_flood_writer),
+        cmocka_unit_test(corrupt_page),
+        cmocka_unit_test(threads_one_process),   /* last: this process stays attached */
+    };
+    const struct CMUnitTest cli_tests[] = {
+        cmocka_unit_test(cli_processes_exact),
+        cmocka_unit_test(cli_overload),
+        cmocka_unit_test(cli_stuck_writer),
+        cmocka_unit_test(cli_corrupt_page),
+    };
+    int failed = cmocka_run_group_tests_name("stat-channel", ring_tests, NULL, NULL);
+    if (argc >= 2) {
+        perfq_path = argv[1];
+        failed += cmocka_run_group_tests_name("stat-channel-cli", cli_tests, NULL, NULL);
+    }
+    return failed;
+}
