@@ -47,6 +47,7 @@ struct stat_row {
     perfq_counter_id_t id;
     int measured;              /* index into the measurement, or -1 when unavailable */
     int device;                /* a device counter (nvml, gpm): no "CPUs utilized" */
+    int explicit_name;         /* named with -e */
 };
 
 static volatile sig_atomic_t child_pid;
@@ -97,13 +98,49 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     perfq_counter_info(pq, id, &r->info);
     r->id = id;
     r->measured = -1;
-    if (r->info.available && !cli_counts_other_process(pq, id)) {
-        if (explicit_name)
-            return fprintf(stderr, "perfq stat: counter '%s' can only measure perfq's own "
-                           "process, not a command\n", r->info.full_name), -1;
-        (*n)--;
-    }
+    r->explicit_name = explicit_name;
     return 0;
+}
+
+/* A counter that can measure perfq's own process only (rusage: the kernel has no getrusage of
+ * another process) is looked for only when the measurement of CMD could not be created: it is
+ * an error when named with -e, and a default is left out. Trying every counter on perfq's own
+ * pid before every run cost a measurement per counter: a perf_event_open and close each (the
+ * kernel's static-key patching at each, an IPI in a VM) and 0.5 ms of host_perf's settling
+ * pause each, about 3 ms per run for the defaults. Returns the rows left out, or -1 after
+ * printing why. */
+static int drop_own_process_only(perfq_t *pq, struct stat_row *rows, size_t *n)
+{
+    int dropped = 0;
+    for (size_t i = 0; i < *n;) {
+        if (!rows[i].info.available || rows[i].device || cli_counts_other_process(pq, rows[i].id)) {
+            i++;
+            continue;
+        }
+        if (rows[i].explicit_name)
+            return fprintf(stderr, "perfq stat: counter '%s' can only measure perfq's own "
+                           "process, not a command\n", rows[i].info.full_name), -1;
+        memmove(&rows[i], &rows[i + 1], (*n - i - 1) * sizeof(rows[0]));
+        (*n)--;
+        dropped++;
+    }
+    return dropped;
+}
+
+/* The available rows' ids and infos, in order; each row's index among them. */
+static size_t measured_ids(struct stat_row *rows, size_t n, perfq_counter_id_t *ids,
+                           perfq_counter_info_t *infos)
+{
+    size_t measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].measured = -1;
+        if (rows[i].info.available) {
+            rows[i].measured = (int)measured;
+            infos[measured] = rows[i].info;
+            ids[measured++] = rows[i].id;
+        }
+    }
+    return measured;
 }
 
 /* The device counters with -I only (their intervals need them in the interval set): every
@@ -394,44 +431,49 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     size_t n = *n_rows;
     perfq_counter_id_t ids[MAX_EVENTS];
     perfq_counter_info_t infos[MAX_EVENTS];
-    size_t measured = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].info.available) {
-            rows[i].measured = (int)measured;
-            infos[measured] = rows[i].info;
-            ids[measured++] = rows[i].id;
-        }
+    size_t measured = measured_ids(rows, n, ids, infos);
     if (o->layers && layers_inject(0) != 0)
         return -1;   /* never run the command without the layers it asked for */
     if (o->layers && !(*collect = stat_collect_open(NULL)))
         return -1;
     if (o->per_draw)
         stat_collect_set_per_draw(*collect);
-    /* The device counters start on a thread: CMD does not wait for NVML (-I: select_rows). */
+    int go, exec_err;
+    pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
+    if (pid < 0)
+        return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
+    /* The device counters start on a thread, after the fork (NVML's descriptors are not CMD's
+     * to inherit), while CMD starts: CMD does not wait for NVML (-I: select_rows). */
     struct stat_device *device = !o->interval_ms && want_device(o)
                                      ? stat_device_start(pq, o->device == STAT_DEVICE_ON)
                                      : NULL;
-    int go, exec_err;
-    pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
-    if (pid < 0) {
-        stat_device_stop(device);
-        stat_device_free(&device);
-        return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
-    }
     if (*collect && stat_collect_start(*collect) != 0)
         fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
     perfq_measurement_t *m = NULL;
     struct stat_interval *iv = NULL;
     perfq_target_t target = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
     perfq_status_t st = PERFQ_OK;
-    if (measured && o->interval_ms)
-        st = stat_interval_open(pq, ids, infos, measured, &target, &iv);
-    else if (measured)
-        st = perfq_measurement_create(pq, ids, measured, &target, &m);
+    int refused = 0;   /* a counter named with -e cannot measure CMD: said why */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        st = PERFQ_OK;
+        if (measured && o->interval_ms)
+            st = stat_interval_open(pq, ids, infos, measured, &target, &iv);
+        else if (measured)
+            st = perfq_measurement_create(pq, ids, measured, &target, &m);
+        if (st == PERFQ_OK || attempt > 0)
+            break;
+        int dropped = drop_own_process_only(pq, rows, &n);
+        refused = dropped < 0;
+        if (dropped <= 0)
+            break;
+        *n_rows = n;
+        measured = measured_ids(rows, n, ids, infos);
+    }
     if (st == PERFQ_OK && m)
         st = perfq_measurement_begin(m);
-    if (st != PERFQ_OK) {
-        fprintf(stderr, "perfq stat: cannot measure: %s%s\n", perfq_status_string(st),
+    if (st != PERFQ_OK || refused) {
+        if (!refused)
+            fprintf(stderr, "perfq stat: cannot measure: %s%s\n", perfq_status_string(st),
                 o->interval_ms && st == PERFQ_ENOTSUP
                     ? " (a counter that can be read only at the end cannot be printed by "
                       "interval)" : "");
