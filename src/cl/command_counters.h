@@ -14,7 +14,10 @@
  * an internal event when the program passed none: then the command is not counted for the
  * program, which could never read it). Expects `queue` and `event` parameters in the wrapper;
  * `cmd` and `device` are in scope for `learn`. */
-#define FORWARD_COUNTED(call, learn)                                   \
+#define FORWARD_COUNTED(call, learn) FORWARD_COUNTED_SYNC(call, learn, CL_FALSE)
+/* The same for a command that may block (`blocking`: the command's blocking argument): once a
+ * blocking call returned, perfq stat reads the commands that completed. */
+#define FORWARD_COUNTED_SYNC(call, learn, blocking)                    \
     do {                                                               \
         struct perfq_cl_command cmd;                                   \
         cl_device_id device = NULL;                                    \
@@ -37,7 +40,8 @@
         uint64_t stat_t0_ = perfq_cl_stat_on > 1 ? perfq_cl_stat_clock() : 0; \
         cl_int err_ = call;                                            \
         if (perfq_cl_stat_on)                                          \
-            perfq_cl_stat_command(&cmd, err_, event, stat_internal_, queue, stat_t0_); \
+            perfq_cl_stat_command(&cmd, err_, event, stat_internal_, queue, stat_t0_, \
+                                  blocking);                           \
         return counted_ ? perfq_cl_command_end(&cmd, err_, event) : err_; \
     } while (0)
 
@@ -47,10 +51,11 @@ extern int perfq_cl_stat_on;
 /* CLOCK_MONOTONIC in ns. */
 uint64_t perfq_cl_stat_clock(void);
 /* After the driver call: on success sends the command (type, kernel name, bytes; its duration
- * from the event's profiling once it completes). internal: the event is the layer's own and is
- * released once read. t0: the CPU time before the driver call (timeline mode). */
+ * from the event's profiling once it completes, read in batches: stat_commands.c). internal:
+ * the event is the layer's own and is released once read. t0: the CPU time before the driver
+ * call (timeline mode). blocking: the call was blocking (the completed commands are read now). */
 void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_event *event,
-                           int internal, cl_command_queue queue, uint64_t t0);
+                           int internal, cl_command_queue queue, uint64_t t0, cl_bool blocking);
 
 /* region[0] * region[1] * region[2]. */
 uint64_t perfq_cl_region_volume(const size_t *region);

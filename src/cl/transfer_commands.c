@@ -20,9 +20,9 @@ static cl_int CL_API_CALL EnqueueReadBuffer_wrap(cl_command_queue queue, cl_mem 
                                                  void *ptr, cl_uint n, const cl_event *wl,
                                                  cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr,
-                                                      n, wl, event),
-                    cmd.bytes = size);
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueReadBuffer(queue, buffer, blocking, offset, size,
+                                                           ptr, n, wl, event),
+                         cmd.bytes = size, blocking);
 }
 
 static cl_int CL_API_CALL EnqueueWriteBuffer_wrap(cl_command_queue queue, cl_mem buffer,
@@ -30,9 +30,9 @@ static cl_int CL_API_CALL EnqueueWriteBuffer_wrap(cl_command_queue queue, cl_mem
                                                   const void *ptr, cl_uint n, const cl_event *wl,
                                                   cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueWriteBuffer(queue, buffer, blocking, offset, size,
-                                                       ptr, n, wl, event),
-                    cmd.bytes = size);
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueWriteBuffer(queue, buffer, blocking, offset,
+                                                            size, ptr, n, wl, event),
+                         cmd.bytes = size, blocking);
 }
 
 static cl_int CL_API_CALL EnqueueCopyBuffer_wrap(cl_command_queue queue, cl_mem src, cl_mem dst,
@@ -61,11 +61,11 @@ static cl_int CL_API_CALL EnqueueReadBufferRect_wrap(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr,
     cl_uint n, const cl_event *wl, cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueReadBufferRect(
-                        queue, buffer, blocking, buffer_origin, host_origin, region,
-                        buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
-                        ptr, n, wl, event),
-                    rect_bytes(&cmd, region));
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueReadBufferRect(
+                             queue, buffer, blocking, buffer_origin, host_origin, region,
+                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                             host_slice_pitch, ptr, n, wl, event),
+                         rect_bytes(&cmd, region), blocking);
 }
 
 static cl_int CL_API_CALL EnqueueWriteBufferRect_wrap(
@@ -74,11 +74,11 @@ static cl_int CL_API_CALL EnqueueWriteBufferRect_wrap(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
     cl_uint n, const cl_event *wl, cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueWriteBufferRect(
-                        queue, buffer, blocking, buffer_origin, host_origin, region,
-                        buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
-                        ptr, n, wl, event),
-                    rect_bytes(&cmd, region));
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueWriteBufferRect(
+                             queue, buffer, blocking, buffer_origin, host_origin, region,
+                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                             host_slice_pitch, ptr, n, wl, event),
+                         rect_bytes(&cmd, region), blocking);
 }
 
 static cl_int CL_API_CALL EnqueueCopyBufferRect_wrap(
@@ -101,9 +101,10 @@ static cl_int CL_API_CALL EnqueueReadImage_wrap(cl_command_queue queue, cl_mem i
                                                 size_t slice_pitch, void *ptr, cl_uint n,
                                                 const cl_event *wl, cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueReadImage(queue, image, blocking, origin, region,
-                                                     row_pitch, slice_pitch, ptr, n, wl, event),
-                    perfq_cl_image_bytes(&cmd, image, region));
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueReadImage(queue, image, blocking, origin, region,
+                                                          row_pitch, slice_pitch, ptr, n, wl,
+                                                          event),
+                         perfq_cl_image_bytes(&cmd, image, region), blocking);
 }
 
 static cl_int CL_API_CALL EnqueueWriteImage_wrap(cl_command_queue queue, cl_mem image,
@@ -112,9 +113,10 @@ static cl_int CL_API_CALL EnqueueWriteImage_wrap(cl_command_queue queue, cl_mem 
                                                  size_t slice_pitch, const void *ptr, cl_uint n,
                                                  const cl_event *wl, cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueWriteImage(queue, image, blocking, origin, region,
-                                                      row_pitch, slice_pitch, ptr, n, wl, event),
-                    perfq_cl_image_bytes(&cmd, image, region));
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueWriteImage(queue, image, blocking, origin,
+                                                           region, row_pitch, slice_pitch, ptr,
+                                                           n, wl, event),
+                         perfq_cl_image_bytes(&cmd, image, region), blocking);
 }
 
 static cl_int CL_API_CALL EnqueueCopyImage_wrap(cl_command_queue queue, cl_mem src, cl_mem dst,
@@ -194,9 +196,9 @@ static cl_int CL_API_CALL EnqueueSVMMemcpy_wrap(cl_command_queue queue, cl_bool 
                                                 void *dst, const void *src, size_t size,
                                                 cl_uint n, const cl_event *wl, cl_event *event)
 {
-    FORWARD_COUNTED(perfq_cl_next.clEnqueueSVMMemcpy(queue, blocking, dst, src, size, n, wl,
-                                                     event),
-                    cmd.bytes = size);
+    FORWARD_COUNTED_SYNC(perfq_cl_next.clEnqueueSVMMemcpy(queue, blocking, dst, src, size, n,
+                                                          wl, event),
+                         cmd.bytes = size, blocking);
 }
 
 static cl_int CL_API_CALL EnqueueSVMMemFill_wrap(cl_command_queue queue, void *ptr,

@@ -1,0 +1,283 @@
+/*
+ * `perfq stat --layers` of OpenCL programs whose commands are read in batches (src/cl/
+ * stat_commands.c: no CL_COMPLETE callback; START/END read after each command sent, after
+ * clFinish and clWaitForEvents, and at exit). Each case runs this program as CMD ("--run CASE")
+ * under `perfq stat --layers --json` and checks the report: command counts and bytes exact, every
+ * command with a duration, nothing dropped, unless the case says otherwise.
+ *   pipeline   3000 non-blocking 4 KiB writes without events over two queues (one from
+ *              clCreateCommandQueue, one from clCreateCommandQueueWithProperties, out of order
+ *              where the device has it), then clFinish on each: past 64 pending,
+ *              a command sent reads every pending one
+ *   events     300 copies whose events the program releases at once, before they complete,
+ *              then clWaitForEvents on a marker it keeps (its own reads stay exact)
+ *   exit       200 non-blocking writes, clFlush, and return from main without waiting: the
+ *              layer reads them at exit
+ *   blocked    a write waiting on a user event the program never sets: it cannot complete,
+ *              so at exit it is counted as dropped (never silently lost); the 10 writes before
+ *              it are counted with their time
+ * Arguments: PERFQ_EXE. PoCL here; no platform: skipped (77).
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS   /* clCreateCommandQueue: the example's path */
+#include <CL/cl.h>
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *perfq_exe;
+static char self[4096];
+
+#define CHUNK 4096
+
+/* ---- CMD side: the cases, run under perfq stat ----------------------------------------- */
+
+struct cl {
+    cl_context ctx;
+    cl_device_id dev;
+    cl_command_queue q, q2;
+    cl_mem a, b;
+    char *host;
+};
+
+static int cl_open(struct cl *c)
+{
+    cl_platform_id p;
+    cl_uint n = 0;
+    if (clGetPlatformIDs(1, &p, &n) != CL_SUCCESS || n == 0 ||
+        clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &c->dev, &n) != CL_SUCCESS || n == 0)
+        return 77;
+    cl_int err;
+    c->ctx = clCreateContext(NULL, 1, &c->dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return 1;
+    c->q = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
+    if (err != CL_SUCCESS)
+        return 1;
+    cl_command_queue_properties props = 0;
+    clGetDeviceInfo(c->dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof(props), &props, NULL);
+    /* The 2.0 entry point: the layer's other queue creation path. */
+    cl_queue_properties list[] = {CL_QUEUE_PROPERTIES,
+                                  props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    c->q2 = clCreateCommandQueueWithProperties(c->ctx, c->dev, list, &err);
+    if (err != CL_SUCCESS)
+        return 1;
+    c->a = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, CHUNK, NULL, &err);
+    c->b = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, CHUNK, NULL, &err);
+    c->host = calloc(1, CHUNK);
+    return err == CL_SUCCESS && c->host ? 0 : 1;
+}
+
+static int case_pipeline(struct cl *c)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3000; i++)
+        err |= clEnqueueWriteBuffer(i % 2 ? c->q2 : c->q, i % 2 ? c->b : c->a, CL_FALSE, 0,
+                                    CHUNK, c->host, 0, NULL, NULL);
+    err |= clFinish(c->q);
+    err |= clFinish(c->q2);
+    return err != CL_SUCCESS;
+}
+
+static int case_events(struct cl *c)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 300; i++) {
+        cl_event ev = NULL;
+        err |= clEnqueueCopyBuffer(c->q, c->a, c->b, 0, 0, CHUNK, 0, NULL, &ev);
+        err |= clReleaseEvent(ev);   /* before it completes, as programs do */
+    }
+    cl_event marker = NULL;
+    err |= clEnqueueMarkerWithWaitList(c->q, 0, NULL, &marker);
+    err |= clWaitForEvents(1, &marker);
+    /* The program's own event still answers it (the layer holds a reference of its own). */
+    cl_int status = -1;
+    err |= clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                          NULL);
+    err |= clReleaseEvent(marker);
+    return err != CL_SUCCESS || status != CL_COMPLETE;
+}
+
+static int case_exit(struct cl *c)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 200; i++)
+        err |= clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, CHUNK, c->host, 0, NULL, NULL);
+    err |= clFlush(c->q);
+    return err != CL_SUCCESS;   /* no clFinish, nothing released */
+}
+
+static int case_blocked(struct cl *c)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 10; i++)
+        err |= clEnqueueWriteBuffer(c->q2, c->a, CL_FALSE, 0, CHUNK, c->host, 0, NULL, NULL);
+    err |= clFinish(c->q2);
+    cl_event never = clCreateUserEvent(c->ctx, &err);
+    err |= clEnqueueWriteBuffer(c->q, c->b, CL_FALSE, 0, CHUNK, c->host, 1, &never, NULL);
+    err |= clFlush(c->q);
+    /* _exit would skip the exit handlers; exit runs them, the command still waiting. */
+    exit(err != CL_SUCCESS);
+}
+
+static int run_case(const char *name)
+{
+    struct cl c;
+    memset(&c, 0, sizeof(c));
+    int rc = cl_open(&c);
+    if (rc)
+        return rc;
+    if (strcmp(name, "pipeline") == 0)
+        return case_pipeline(&c);
+    if (strcmp(name, "events") == 0)
+        return case_events(&c);
+    if (strcmp(name, "exit") == 0)
+        return case_exit(&c);
+    if (strcmp(name, "blocked") == 0)
+        return case_blocked(&c);
+    return 2;
+}
+
+/* ---- the checks ------------------------------------------------------------------------- */
+
+/* Runs `perfq stat --layers --json -o FILE -- self --run CASE`: its exit status and the parsed
+ * report. */
+static int stat_case(const char *name, json_object **report)
+{
+    char path[] = "/tmp/perfq-cl-stat-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const char *argv[] = {perfq_exe, "stat", "--layers", "--json", "-o", path, "--",
+                              self, "--run", name, NULL};
+        execv(perfq_exe, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    *report = json_object_from_file(path);
+    unlink(path);
+    assert_non_null(*report);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static json_object *get(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+        json_object *next = NULL;
+        if (!json_object_object_get_ex(o, k, &next))
+            fail_msg("no '%s' in the report (%s)", k, path);
+        o = next;
+    }
+    return o;
+}
+
+static int64_t get_int(json_object *o, const char *path)
+{
+    return json_object_get_int64(get(o, path));
+}
+
+/* The report's group of one command type: count, timed and bytes exact, a duration. */
+static void expect_type(json_object *j, const char *type, int64_t count, int64_t timed,
+                        int64_t bytes)
+{
+    json_object *arr = get(j, "opencl.by_command_type");
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        json_object *g = json_object_array_get_idx(arr, i);
+        if (strcmp(json_object_get_string(get(g, "name")), type) != 0)
+            continue;
+        print_message("%s: count %lld, timed %lld, bytes %lld, total %lld ns\n", type,
+                      (long long)get_int(g, "count"), (long long)get_int(g, "timed"),
+                      (long long)get_int(g, "bytes"), (long long)get_int(g, "total_ns"));
+        assert_int_equal(get_int(g, "count"), count);
+        assert_int_equal(get_int(g, "timed"), timed);
+        assert_int_equal(get_int(g, "bytes"), bytes);
+        assert_true(get_int(g, "total_ns") > 0);
+        return;
+    }
+    fail_msg("no command type %s in the report", type);
+}
+
+static void test_pipeline(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("pipeline", &j), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), 3000);
+    expect_type(j, "WRITE_BUFFER", 3000, 3000, 3000LL * CHUNK);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+}
+
+static void test_events_released_early(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("events", &j), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), 301);
+    expect_type(j, "COPY_BUFFER", 300, 300, 300LL * CHUNK);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+}
+
+static void test_read_at_exit(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("exit", &j), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), 200);
+    expect_type(j, "WRITE_BUFFER", 200, 200, 200LL * CHUNK);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+}
+
+static void test_blocked_at_exit_dropped(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("blocked", &j), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), 10);
+    expect_type(j, "WRITE_BUFFER", 10, 10, 10LL * CHUNK);
+    assert_int_equal(get_int(j, "channel.dropped"), 1);
+    json_object_put(j);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--run") == 0)
+        return run_case(argv[2]);
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s PERFQ_EXE\n", argv[0]);
+        return 2;
+    }
+    perfq_exe = argv[1];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = '\0';
+    cl_uint platforms = 0;
+    if (clGetPlatformIDs(0, NULL, &platforms) != CL_SUCCESS || platforms == 0) {
+        printf("no OpenCL platform: skipped\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_events_released_early),
+        cmocka_unit_test(test_read_at_exit),
+        cmocka_unit_test(test_blocked_at_exit_dropped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
