@@ -12,6 +12,8 @@
  *              then clWaitForEvents on a marker it keeps (its own reads stay exact)
  *   exit       200 non-blocking writes, clFlush, and return from main without waiting: the
  *              layer reads them at exit
+ *   threads    4 threads, each with its own queue: 250 non-blocking writes, a blocking read
+ *              after every 10 (the commands are read from four threads at once)
  *   blocked    a write waiting on a user event the program never sets: it cannot complete,
  *              so at exit it is counted as dropped (never silently lost); the 10 writes before
  *              it are counted with their time
@@ -21,6 +23,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS   /* clCreateCommandQueue: the example's path */
 #include <CL/cl.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,6 +118,41 @@ static int case_exit(struct cl *c)
     return err != CL_SUCCESS;   /* no clFinish, nothing released */
 }
 
+static void *thread_main(void *arg)
+{
+    struct cl *c = arg;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
+    cl_mem buf = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, CHUNK, NULL, &err);
+    char *host = calloc(1, CHUNK);
+    if (err != CL_SUCCESS || !host)
+        return (void *)1;
+    for (int i = 0; i < 250; i++) {
+        err |= clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, CHUNK, host, 0, NULL, NULL);
+        if (i % 10 == 9)
+            err |= clEnqueueReadBuffer(q, buf, CL_TRUE, 0, CHUNK, host, 0, NULL, NULL);
+    }
+    err |= clReleaseMemObject(buf);
+    err |= clReleaseCommandQueue(q);
+    free(host);
+    return (void *)(uintptr_t)(err != CL_SUCCESS);
+}
+
+static int case_threads(struct cl *c)
+{
+    pthread_t t[4];
+    int failed = 0;
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&t[i], NULL, thread_main, c) != 0)
+            return 1;
+    for (int i = 0; i < 4; i++) {
+        void *rc = NULL;
+        pthread_join(t[i], &rc);
+        failed |= rc != NULL;
+    }
+    return failed;
+}
+
 static int case_blocked(struct cl *c)
 {
     cl_int err = CL_SUCCESS;
@@ -141,6 +179,8 @@ static int run_case(const char *name)
         return case_events(&c);
     if (strcmp(name, "exit") == 0)
         return case_exit(&c);
+    if (strcmp(name, "threads") == 0)
+        return case_threads(&c);
     if (strcmp(name, "blocked") == 0)
         return case_blocked(&c);
     return 2;
@@ -244,6 +284,18 @@ static void test_read_at_exit(void **state)
     json_object_put(j);
 }
 
+static void test_threads(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("threads", &j), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), 4 * (250 + 25));
+    expect_type(j, "WRITE_BUFFER", 4 * 250, 4 * 250, 4LL * 250 * CHUNK);
+    expect_type(j, "READ_BUFFER", 4 * 25, 4 * 25, 4LL * 25 * CHUNK);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+}
+
 static void test_blocked_at_exit_dropped(void **state)
 {
     (void)state;
@@ -277,6 +329,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_events_released_early),
         cmocka_unit_test(test_read_at_exit),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_blocked_at_exit_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
