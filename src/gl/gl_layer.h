@@ -380,6 +380,14 @@ int perfq_gl_timer_bits(struct perfq_gl_context *ctx, int timestamp);
 /* An interval: begin ... end. PERFQ_ENOTSUP where the path is NONE. */
 perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *ctx, struct perfq_gl_timer **out);
 perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);
+/* Ends t and begins *next at the same point of the command stream, for back-to-back intervals
+ * (a context's frames): *next starts where t stops. On the fence path one fence is t's end and
+ * *next's begin (one sync, one flush and one wake of the helper thread instead of two of each);
+ * on the query path t's TIME_ELAPSED ends and the next one begins. t is ended as by
+ * perfq_gl_timer_end whatever happens to *next; its status is returned; when *next cannot
+ * begin, *next is NULL (PERFQ_OK returned all the same if t ended well). */
+perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *ctx, struct perfq_gl_timer *t,
+                                        struct perfq_gl_timer **next);
 /* Begins an ended interval again, as perfq_gl_timer_free and perfq_gl_timer_begin would, without
  * freeing and allocating (issue 10); its previous result is lost. PERFQ_ESTATE (nothing
  * changed): not an ended interval of the query path, or the context is not current here: free

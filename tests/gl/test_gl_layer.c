@@ -20,6 +20,7 @@
 
 #include "gl_test.h"
 #include "gl/contexts/layer_internal.h"
+#include "gl/timing/timer_internal.h"
 #include "gl/virtualization/query_virtualization.h"
 
 #define W 64
@@ -647,6 +648,167 @@ static void test_timer_service(void **state)
     assert_int_equal(glt_error(), GL_NO_ERROR);
 }
 
+/* Back-to-back intervals (perfq_gl_timer_end_begin), with per-frame statistics read as
+ * `perfq stat`'s frame front end reads them (src/gl/stat/stat_frames.c): at each "swap" the
+ * statistics queries end and the next frame's begin, then one call ends the frame's timer and
+ * begins the next; frames wait in a ring and are read oldest first, the timer without waiting,
+ * then, once it is ready, the statistics without asking their availability (they ended before
+ * it). Frame f draws f + 1 triangles: every frame's vertices and primitives are exact. On the
+ * fence path one fence is an interval's end and the next one's begin (white box: the same
+ * fence, held by both). The intervals, contiguous, add up to no more than the CPU time around
+ * them. Freeing either of two chained timers first keeps the other's result; nothing leaks. */
+struct chained_frame {
+    struct perfq_gl_timer *t;
+    struct perfq_gl_vquery *v, *p;
+    uint64_t triangles;
+};
+
+/* Reads the frame's results as the front end does: 0 while the timer is not ready. */
+static int read_chained(struct chained_frame *fr, int wait, int stats, uint64_t *sum,
+                        int *clean)
+{
+    uint64_t ns = 0;
+    perfq_status_t st = perfq_gl_timer_result(cur(), fr->t, wait, &ns);
+    if (st == PERFQ_NOT_READY)
+        return 0;
+    assert_int_equal(st, PERFQ_OK);
+    if (!perfq_gl_timer_disjoint(fr->t)) {
+        *sum += ns;
+        (*clean)++;
+    }
+    if (stats) {
+        /* wait 1: no availability asked, as the front end reads once the timer is ready */
+        uint64_t v = 0, p = 0;
+        assert_int_equal(perfq_gl_vquery_result(cur(), fr->p, 1, &p), PERFQ_OK);
+        assert_int_equal(perfq_gl_vquery_result(cur(), fr->v, 1, &v), PERFQ_OK);
+        assert_int_equal(v, 3 * fr->triangles);
+        assert_int_equal(p, fr->triangles);
+    }
+    perfq_gl_timer_free(cur(), fr->t);
+    perfq_gl_vquery_free(cur(), fr->v);
+    perfq_gl_vquery_free(cur(), fr->p);
+    memset(fr, 0, sizeof *fr);
+    return 1;
+}
+
+static void test_timer_chain_frame_reads(void **state)
+{
+    (void)state;
+    enum { FRAMES = 60, RING = 4 };
+    int stats = perfq_gl_vquery_target_supported(cur(), GL_VERTICES_SUBMITTED_ARB) &&
+                perfq_gl_vquery_target_supported(cur(), GL_PRIMITIVES_SUBMITTED_ARB);
+    int fence = perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_FENCE;
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    struct chained_frame ring[RING];
+    memset(ring, 0, sizeof ring);
+    unsigned head = 0, count = 0;
+    uint64_t sum = 0;
+    int clean = 0, shared = 0;
+    struct perfq_gl_vquery *v = NULL, *p = NULL;
+    struct perfq_gl_timer *t = NULL;
+    if (stats) {
+        assert_int_equal(perfq_gl_vquery_begin(cur(), GL_VERTICES_SUBMITTED_ARB, 0, &v), PERFQ_OK);
+        assert_int_equal(perfq_gl_vquery_begin(cur(), GL_PRIMITIVES_SUBMITTED_ARB, 0, &p),
+                         PERFQ_OK);
+    }
+    gl.glFinish();
+    uint64_t start = perfq_gl_now_ns();
+    assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+    for (int f = 0; f < FRAMES; f++) {
+        glt_draw_triangles(&T, f + 1);
+        struct perfq_gl_vquery *nv = NULL, *np = NULL;
+        if (stats) {
+            perfq_gl_vquery_end(cur(), v);
+            perfq_gl_vquery_end(cur(), p);
+            assert_int_equal(perfq_gl_vquery_begin(cur(), GL_VERTICES_SUBMITTED_ARB, 0, &nv),
+                             PERFQ_OK);
+            assert_int_equal(perfq_gl_vquery_begin(cur(), GL_PRIMITIVES_SUBMITTED_ARB, 0, &np),
+                             PERFQ_OK);
+        }
+        struct perfq_gl_timer *next = NULL;
+        assert_int_equal(perfq_gl_timer_end_begin(cur(), t, &next), PERFQ_OK);
+        assert_non_null(next);
+        shared += fence && t->f1 && t->f1 == next->f0;
+        /* t is ended: neither ended nor chained again */
+        struct perfq_gl_timer *none = t;
+        assert_int_equal(perfq_gl_timer_end_begin(cur(), t, &none), PERFQ_ESTATE);
+        assert_null(none);
+        assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_ESTATE);
+        if (count == RING) {
+            assert_true(read_chained(&ring[head], 1, stats, &sum, &clean));
+            head = (head + 1) % RING;
+            count--;
+        }
+        while (count && read_chained(&ring[head], 0, stats, &sum, &clean)) {
+            head = (head + 1) % RING;
+            count--;
+        }
+        ring[(head + count) % RING] = (struct chained_frame){t, v, p, (uint64_t)f + 1};
+        count++;
+        t = next;
+        v = nv;
+        p = np;
+    }
+    if (stats) {
+        perfq_gl_vquery_end(cur(), v);
+        perfq_gl_vquery_end(cur(), p);
+    }
+    assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
+    if (count == RING) {
+        assert_true(read_chained(&ring[head], 1, stats, &sum, &clean));
+        head = (head + 1) % RING;
+        count--;
+    }
+    ring[(head + count) % RING] = (struct chained_frame){t, v, p, 0};   /* no draw after the last */
+    count++;
+    while (count) {
+        assert_true(read_chained(&ring[head], 1, stats, &sum, &clean));
+        head = (head + 1) % RING;
+        count--;
+    }
+    uint64_t wall = perfq_gl_now_ns() - start;
+    printf("# %d chained intervals, %d not disjoint, %llu ns of %llu ns; %d fences shared\n",
+           FRAMES + 1, clean, (unsigned long long)sum, (unsigned long long)wall, shared);
+    if (fence)
+        assert_int_equal(shared, FRAMES);
+    /* Contiguous, not overlapping: their sum is within the time around them (each end is
+     * stamped at most one resolution late, and the next interval begins at that stamp). */
+    assert_true(sum <= wall + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
+    assert_true(clean > 0);
+
+    /* Two chained timers freed in either order: the other's result stays. */
+    for (int order = 0; order < 2; order++) {
+        struct perfq_gl_timer *a = NULL, *b = NULL;
+        uint64_t ns = 0;
+        assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+        glt_draw_triangles(&T, 10);
+        assert_int_equal(perfq_gl_timer_end_begin(cur(), a, &b), PERFQ_OK);
+        assert_non_null(b);
+        glt_draw_triangles(&T, 10);
+        assert_int_equal(perfq_gl_timer_end(cur(), b), PERFQ_OK);
+        struct perfq_gl_timer *first = order ? b : a, *second = order ? a : b;
+        perfq_gl_timer_free(cur(), first);
+        assert_int_equal(perfq_gl_timer_result(cur(), second, 1, &ns), PERFQ_OK);
+        perfq_gl_timer_free(cur(), second);
+    }
+    /* A chained timer freed while active (ended there, as any timer). */
+    struct perfq_gl_timer *a = NULL, *b = NULL;
+    uint64_t ns = 0;
+    assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_end_begin(cur(), a, &b), PERFQ_OK);
+    perfq_gl_timer_free(cur(), b);
+    assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
+    perfq_gl_timer_free(cur(), a);
+    assert_int_equal(perfq_gl_timer_end_begin(cur(), NULL, &b), PERFQ_ESTATE);
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glFinish();
+    perfq_gl_layer_stats(&after);
+    assert_int_equal(after.timers, before.timers);
+    assert_int_equal(after.vqueries, before.vqueries);
+    assert_int_equal(after.fences_pending, before.fences_pending);
+}
+
 /* ---- hooks ---- */
 /* Atomic: test_two_threads makes contexts current on two threads at once (TSan). */
 static _Atomic int created_calls, destroyed_calls, destroyed_gl_usable = -1;
@@ -984,6 +1146,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_program_state_unchanged, setup_each),
         cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),
         cmocka_unit_test_setup(test_timer_service, setup_each),
+        cmocka_unit_test_setup(test_timer_chain_frame_reads, setup_each),
         cmocka_unit_test_setup(test_context_hooks, setup_each),
         cmocka_unit_test_setup(test_release_with_active_query, setup_each),
         cmocka_unit_test_setup(test_two_threads, setup_each),

@@ -93,21 +93,31 @@ static void send_draw(const struct draw_ctx *s, const struct draw *d, uint16_t f
     perfq_stat_channel_send(&r);
 }
 
-/* Sends the oldest pending draw's results if available (or waits). 1 when it went. */
+/* Sends the oldest pending draw's results if available (or waits). 1 when it went. The timer
+ * ends after the draw's queries (draw_end), so it is asked first, and once it is ready the
+ * queries are read without asking their availability (stat_frames.c's drain_one says why);
+ * without a timer the primitives query (ended last) is asked, then the vertices query read. */
 static int drain_one(struct perfq_gl_context *ctx, struct draw_ctx *s, int wait)
 {
     struct draw *d = &s->ring[s->head];
     uint64_t ns = 0, v = 0, p = 0;
     perfq_status_t ts = d->timer ? perfq_gl_timer_result(ctx, d->timer, wait, &ns) : PERFQ_ENOTSUP;
-    perfq_status_t vs = d->vertices ? perfq_gl_vquery_result(ctx, d->vertices, wait, &v)
-                                    : PERFQ_ENOTSUP;
-    perfq_status_t ps = d->primitives ? perfq_gl_vquery_result(ctx, d->primitives, wait, &p)
-                                      : PERFQ_ENOTSUP;
+    if (ts == PERFQ_NOT_READY)
+        return 0;
     uint64_t stamp = 0;
     perfq_status_t ss = d->stamp ? perfq_gl_timer_result(ctx, d->stamp, wait, &stamp)
                                  : PERFQ_ENOTSUP;
-    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ps == PERFQ_NOT_READY ||
-        ss == PERFQ_NOT_READY)
+    if (ss == PERFQ_NOT_READY)
+        return 0;
+    int known = wait || ts == PERFQ_OK;
+    perfq_status_t ps = d->primitives ? perfq_gl_vquery_result(ctx, d->primitives, known, &p)
+                                      : PERFQ_ENOTSUP;
+    if (ps == PERFQ_NOT_READY)
+        return 0;
+    known = known || ps == PERFQ_OK;
+    perfq_status_t vs = d->vertices ? perfq_gl_vquery_result(ctx, d->vertices, known, &v)
+                                    : PERFQ_ENOTSUP;
+    if (vs == PERFQ_NOT_READY)
         return 0;
     uint16_t flags = 0;
     struct interval at, *placed = NULL;
@@ -187,16 +197,18 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
     if (!s || !s->in_draw)
         return;
     s->in_draw = 0;
+    /* The queries end first, the timer last (begun the other way round): its result tells
+     * theirs are in (drain_one). */
+    if (s->cur.vertices)
+        perfq_gl_vquery_end(ctx, s->cur.vertices);
+    if (s->cur.primitives)
+        perfq_gl_vquery_end(ctx, s->cur.primitives);
     if (s->cur.timer)
         perfq_gl_timer_end(ctx, s->cur.timer);
     if (s->timeline && s->cur.timer && perfq_gl_timer_stamp(ctx, &s->cur.stamp) != PERFQ_OK)
         s->cur.stamp = NULL;
     if (s->timeline && ++s->draws % CORRELATE_EVERY == 0)
         perfq_stat_clock_correlate(&s->clock, ctx);
-    if (s->cur.vertices)
-        perfq_gl_vquery_end(ctx, s->cur.vertices);
-    if (s->cur.primitives)
-        perfq_gl_vquery_end(ctx, s->cur.primitives);
     s->draws_in_frame++;
     if (s->count == RING && !drain_one(ctx, s, 1)) {
         /* Never expected (a waited result is ready); the ring must not overflow: the oldest

@@ -7,14 +7,16 @@
  * starts at the context's first make-current. At each swap, before the real one:
  *  - a FRAME record (context, index, CPU frame time) goes at once, so the frame count does not
  *    depend on GPU results arriving;
- *  - the frame's GPU timer (the layer's trustworthy timer service: the driver's timer queries
- *    where they are trustworthy, fences stamped with the CPU clock elsewhere) and its pipeline
- *    statistics (one query per ARB_pipeline_statistics_query target the driver runs, through
- *    the query-virtualisation service, so the program's own queries of those targets stay
- *    exact) end, and the next frame's begin;
+ *  - the frame's pipeline statistics (one query per ARB_pipeline_statistics_query target the
+ *    driver runs, through the query-virtualisation service, so the program's own queries of
+ *    those targets stay exact) end and the next frame's begin; then its GPU timer (the layer's
+ *    trustworthy timer service: the driver's timer queries where they are trustworthy, fences
+ *    stamped with the CPU clock elsewhere) ends and the next frame's begins at the same point
+ *    (perfq_gl_timer_end_begin: on the fence path one fence per frame);
  *  - ended frames wait in a ring of RING; results of frames ended at earlier swaps are read
- *    without waiting, oldest first, and sent as FRAME_PIPELINE and FRAME_GPU records; only when
- *    the ring is full does the swap wait for the oldest.
+ *    without waiting, oldest first (the timer first, then the statistics without asking their
+ *    availability), and sent as FRAME_PIPELINE and FRAME_GPU records; only when the ring is
+ *    full does the swap wait for the oldest.
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; without it
  * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
@@ -80,29 +82,34 @@ static void free_stats(struct perfq_gl_context *ctx, struct perfq_gl_vquery **st
     }
 }
 
-static void begin_frame(struct perfq_gl_context *ctx, struct stat_ctx *s)
+/* The statistics queries of the frame that begins (one per target the driver runs). */
+static void begin_stats(struct perfq_gl_context *ctx, struct stat_ctx *s,
+                        struct perfq_gl_vquery **stats)
 {
-    s->timer = NULL;
-    if (perfq_gl_timer_begin(ctx, &s->timer) != PERFQ_OK)
-        s->timer = NULL;
     for (int i = 0; i < NSTATS; i++) {
-        s->stats[i] = NULL;
+        stats[i] = NULL;
         if (!(s->stat_mask & (1u << i)))
             continue;
-        perfq_status_t st = perfq_gl_vquery_begin(ctx, stat_targets[i], 0, &s->stats[i]);
+        perfq_status_t st = perfq_gl_vquery_begin(ctx, stat_targets[i], 0, &stats[i]);
         if (st != PERFQ_OK) {
-            s->stats[i] = NULL;
+            stats[i] = NULL;
             if (st == PERFQ_ESYS || st == PERFQ_ENOTSUP)
                 s->stat_mask &= ~(1u << i);   /* the driver refuses it: not asked again */
         }
     }
 }
 
-/* The frame's pipeline statistics: all, or NOT_READY while one is pending. */
+/* The frame's pipeline statistics: all, or NOT_READY while one is pending. Without wait only
+ * the last one ended (the highest target: they end in this order) is asked whether it is
+ * available; the others are read when it is (their results came before it). */
 static perfq_status_t stats_result(struct perfq_gl_context *ctx, struct pending *p, int wait,
                                    struct perfq_stat_pipeline *out)
 {
-    for (int i = 0; i < NSTATS; i++) {
+    int last = NSTATS - 1;
+    while (last >= 0 && !p->stats[last])
+        last--;
+    for (int k = 0; k <= last; k++) {
+        int i = k == 0 ? last : k - 1;    /* the last one first */
         if (!p->stats[i])
             continue;
         uint64_t v = 0;
@@ -112,24 +119,35 @@ static perfq_status_t stats_result(struct perfq_gl_context *ctx, struct pending 
         if (st == PERFQ_OK) {
             out->mask |= 1u << i;
             out->value[i] = v;
+            wait = 1;   /* the others ended before it: their results are in */
         }
     }
     return PERFQ_OK;
 }
 
-/* Sends the oldest pending frame's results if available (or wait). 1 when it went. */
+/* Sends the oldest pending frame's results if available (or wait). 1 when it went. The timer
+ * is asked first: its point (the frame's end fence, or the end of its TIME_ELAPSED query) comes
+ * after the statistics queries' ends, so once it is ready the statistics are read without
+ * asking each one's availability. On the fence path its fence signalled: every command before
+ * it completed, those ends included. On the query path its TIME_ELAPSED is available, which
+ * GL says of the queries issued before it too ("GL_TRUE ... indicates that the results of all
+ * previous queries are available as well", glGetQueryObject); a driver that orders them per
+ * type only would make the read wait for a result due at once, never make it inexact. */
 static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
 {
     struct pending *p = &s->ring[s->head];
     uint64_t ns = 0;
     perfq_status_t ts = p->timer ? perfq_gl_timer_result(ctx, p->timer, wait, &ns) : PERFQ_ENOTSUP;
-    struct perfq_stat_pipeline pipe;
-    memset(&pipe, 0, sizeof(pipe));
-    perfq_status_t vs = stats_result(ctx, p, wait, &pipe);
+    if (ts == PERFQ_NOT_READY)
+        return 0;
     uint64_t stamp = 0;
     perfq_status_t ss = p->stamp ? perfq_gl_timer_result(ctx, p->stamp, wait, &stamp)
                                  : PERFQ_ENOTSUP;
-    if (ts == PERFQ_NOT_READY || vs == PERFQ_NOT_READY || ss == PERFQ_NOT_READY)
+    if (ss == PERFQ_NOT_READY)
+        return 0;
+    struct perfq_stat_pipeline pipe;
+    memset(&pipe, 0, sizeof(pipe));
+    if (stats_result(ctx, p, wait || ts == PERFQ_OK, &pipe) == PERFQ_NOT_READY)
         return 0;
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
@@ -191,7 +209,9 @@ static void *created(const struct perfq_gl_scope_object *at)
         perfq_stat_channel_send(&r);
     }
     s->start_ns = perfq_gl_now_ns();
-    begin_frame(at->ctx, s);
+    begin_stats(at->ctx, s, s->stats);
+    if (perfq_gl_timer_begin(at->ctx, &s->timer) != PERFQ_OK)
+        s->timer = NULL;
     return s;
 }
 
@@ -211,16 +231,27 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     r.t1 = now;
     perfq_stat_channel_send(&r);
 
-    /* The statistics end before the timer: on the fence path the timer's end fence flushes
-     * the driver's work (Mesa's llvmpipe rasterises a scene per fence), and query ends after
-     * it made a second scene of their own, flushed by the swap, waking every rasterizer
-     * thread again for nothing else. Begun the other way round (begin_frame), so the timer
-     * spans them. */
+    /* This frame ends and the next begins at one point, in this order: the statistics queries
+     * end and the next frame's begin, then the timer ends and the next one begins at once
+     * (perfq_gl_timer_end_begin: on the fence path one fence is both). So all of it goes to
+     * the driver with that fence's flush: on Mesa's llvmpipe, one scene per frame, as without
+     * perfq. Before, a frame had two fences, its begin right after the previous frame's end
+     * (two syncs, two flushes, two wakes of the helper thread), and the queries began after
+     * the second one: they made a scene of their own, flushed at the program's next texture
+     * upload (llvmpipe flushes, and waits for, what may use a bound texture), waking the
+     * rasterizer threads twice a frame. The next frame's statistics begin before the timer's
+     * point: they count commands, and there is none between. The timer ends last, so that its
+     * result tells the statistics' are in (drain_one). */
+    struct perfq_gl_vquery *next_stats[NSTATS];
     for (int i = 0; i < NSTATS; i++)
         if (s->stats[i])
             perfq_gl_vquery_end(ctx, s->stats[i]);
+    begin_stats(ctx, s, next_stats);
+    struct perfq_gl_timer *next_timer = NULL;
     if (s->timer)
-        perfq_gl_timer_end(ctx, s->timer);
+        perfq_gl_timer_end_begin(ctx, s->timer, &next_timer);
+    else if (perfq_gl_timer_begin(ctx, &next_timer) != PERFQ_OK)
+        next_timer = NULL;
     struct perfq_gl_timer *stamp = NULL;
     if (s->timeline && s->timer && perfq_gl_timer_stamp(ctx, &stamp) != PERFQ_OK)
         stamp = NULL;
@@ -229,9 +260,8 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     if (s->count == RING)
         drain_one(ctx, s, 1);
     /* Frames ended at earlier swaps only: their commands went to the driver with those swaps.
-     * Asking about the frame just ended (nothing of it can be ready before this swap's flush)
-     * made Mesa's llvmpipe flush its scene there, before the swap: two scenes a frame, each
-     * waking every rasterizer thread. */
+     * Asking about the frame just ended (nothing of it can be ready yet) would make a driver
+     * flush there (Mesa's llvmpipe: a second scene a frame, waking every rasterizer thread). */
     while (s->count && drain_one(ctx, s, 0))
         ;
     struct pending *p = &s->ring[(s->head + s->count) % RING];
@@ -242,7 +272,8 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     s->count++;
     s->frame++;
     s->start_ns = now;
-    begin_frame(ctx, s);
+    s->timer = next_timer;
+    memcpy(s->stats, next_stats, sizeof(s->stats));
 }
 
 static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)

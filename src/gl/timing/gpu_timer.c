@@ -126,6 +126,41 @@ perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_
     return t->f1 ? PERFQ_OK : PERFQ_ESYS;
 }
 
+perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
+                                        struct perfq_gl_timer **next)
+{
+    struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    if (!next)
+        return PERFQ_EINVAL;
+    *next = NULL;
+    if (!t || !t->active || t->stamp)
+        return PERFQ_ESTATE;
+    perfq_status_t st = perfq_gl_timer_end(pub, t);
+    if (t->path == PERFQ_GL_TIMER_QUERY) {
+        if (perfq_gl_timer_begin(pub, next) != PERFQ_OK)
+            *next = NULL;
+        return st;
+    }
+    /* The fence path: t's end fence is the next interval's begin (both hold it: it is
+     * stamped once, and its sync destroyed when the last of them lets go). Nothing lies
+     * between the two points, so the next interval starts where this one stops, as
+     * perfq_gl_timer_begin's own fence would (it would be created right after this one, with
+     * no command between them: it signals when this one does). */
+    if (st != PERFQ_OK || !t->f1)
+        return st;
+    struct perfq_gl_timer_state *s = c->timer;
+    struct perfq_gl_timer *n = timer_new(c, s, 0);
+    if (!n)
+        return st;
+    pthread_mutex_lock(&s->lock);
+    t->f1->refs++;
+    pthread_mutex_unlock(&s->lock);
+    n->f0 = t->f1;
+    n->active = 1;
+    *next = n;
+    return st;
+}
+
 perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
@@ -205,6 +240,11 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
     uint64_t t0 = 0, t1 = 0;
     perfq_status_t st;
     int late = 0;
+    if (!t->f1 || (!t->stamp && !t->f0)) {
+        /* A fence that could not be made (perfq_gl_timer_end said PERFQ_ESYS): no time. */
+        mark_failed(s, t);
+        return PERFQ_ESYS;
+    }
     if (!t->stamp) {
         /* The begin fence first: it signals first, and a waiter stamps when its wait returns. */
         st = perfq_gl_fence_result(s, t->f0, wait, &t0, &late);

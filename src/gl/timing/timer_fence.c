@@ -40,18 +40,37 @@ static int display_gone(const struct perfq_gl_timer_state *s)
     return s->display_gone && atomic_load_explicit(s->display_gone, memory_order_acquire);
 }
 
+/* Destroys a sync taken by fence_take_sync (any thread, the lock held or not). */
+static void sync_destroy(struct perfq_gl_timer_state *s, void *sync)
+{
+    if (!sync)
+        return;
+    if (s->glx)
+        perfq_gl_dispatch()->glDeleteSync((GLsync)sync);
+    else if (!display_gone(s))
+        perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, sync);
+    /* else: eglTerminate destroyed it with the display (an EGL call on it now would only
+     * leave EGL_NOT_INITIALIZED on the calling thread, the program's perhaps) */
+}
+
+/* Once nobody waits on f's sync and the helper has passed it (under the lock): marks it
+ * destroyed and returns the sync for sync_destroy, which the caller may call after letting go
+ * of the lock (the helper does: the program's thread, which takes the lock at each fence,
+ * does not wait for the driver's destroy); NULL when it is not to be destroyed now. */
+static void *fence_take_sync(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+{
+    (void)s;
+    if (f->waiters == 0 && f->passed && !f->destroyed) {
+        f->destroyed = 1;
+        return f->sync;
+    }
+    return NULL;
+}
+
 /* Destroys the sync once nobody waits on it and the helper has passed it (under the lock). */
 static void fence_maybe_destroy(struct perfq_gl_timer_state *s, struct fence_stamp *f)
 {
-    if (f->waiters == 0 && f->passed && !f->destroyed) {
-        if (s->glx)
-            perfq_gl_dispatch()->glDeleteSync((GLsync)f->sync);
-        else if (!display_gone(s))
-            perfq_gl_dispatch()->eglDestroySyncKHR(s->dpy, f->sync);
-        /* else: eglTerminate destroyed it with the display (an EGL call on it now would only
-         * leave EGL_NOT_INITIALIZED on the calling thread, the program's perhaps) */
-        f->destroyed = 1;
-    }
+    sync_destroy(s, fence_take_sync(s, f));
 }
 
 /* The timer lets go of f (under the lock). When nobody else wants its stamp (only the helper's
@@ -179,8 +198,15 @@ static void *helper_main(void *arg)
             fence_wait_and_stamp(s, f);
         queue_unlink(s, f);
         f->passed = 1;
-        fence_maybe_destroy(s, f);
+        void *sync = fence_take_sync(s, f);
         fence_unref(s, f);
+        if (sync) {
+            /* Outside the lock: the program's thread takes it at its next fence, often right
+             * now (it was woken by the same signal), and would wait for the driver's call. */
+            pthread_mutex_unlock(&s->lock);
+            sync_destroy(s, sync);
+            pthread_mutex_lock(&s->lock);
+        }
     }
     pthread_mutex_unlock(&s->lock);
     if (s->glx && !s->bind_failed)
@@ -312,8 +338,9 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
             s->signaled_lo = lo;
         f->done = f->passed = 1;
         f->refs = 1;
-        fence_maybe_destroy(s, f);
+        void *sync = fence_take_sync(s, f);
         pthread_mutex_unlock(&s->lock);
+        sync_destroy(s, sync);
         return f;
     }
     if (r == 0)
@@ -326,8 +353,10 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
     else
         s->head = f;
     s->tail = f;
-    pthread_cond_signal(&s->work);
+    /* Signalled after the unlock: the helper, woken, does not block at once on the lock this
+     * thread still holds (a futex wait and wake more per fence). */
     pthread_mutex_unlock(&s->lock);
+    pthread_cond_signal(&s->work);
     return f;
 }
 

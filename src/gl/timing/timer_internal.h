@@ -28,7 +28,8 @@ struct fence_stamp {
     uint64_t ns;
     uint64_t created_ns;    /* before the sync was created: it cannot have signalled earlier */
     uint64_t unsignaled_ns; /* the latest time a waiter saw it unsignalled (0: never) */
-    int refs;               /* the timer and the helper thread */
+    int refs;               /* its timers (two where it ends one interval and begins the next:
+                             * perfq_gl_timer_end_begin) and the helper thread */
     int waiters;            /* threads inside eglClientWaitSyncKHR on it */
     int passed;             /* the helper has taken it off its queue */
     int destroyed;          /* the sync was destroyed */
