@@ -94,20 +94,26 @@ static int writer_main(int argc, char **argv)
     if (!perfq_stat_channel_active())
         return 2;
     if (strcmp(argv[1], "--writer") == 0 && argc == 5) {
-        /* Forked after attach: the children inherit the mapping and the cached pid is theirs. */
-        int forks = atoi(argv[4]);
+        /* RECORDS from the main thread (index THREADS), then FORKS children, then RECORDS from
+         * each of THREADS threads; each child does the same without forking. A child inherits
+         * the mapping; the pid and the forking thread's tid it has cached must be its own. */
+        long records = atol(argv[2]);
+        int threads = atoi(argv[3]), forks = atoi(argv[4]);
+        struct writer_arg main_thread = {records, threads};
+        writer_thread(&main_thread);
         pid_t kids[16];
         int n = 0;
         for (int i = 0; i < forks && i < 16; i++) {
             pid_t pid = fork();
             if (pid == 0) {
-                write_records(atol(argv[2]), atoi(argv[3]));
+                writer_thread(&main_thread);
+                write_records(records, threads);
                 _exit(0);
             }
             if (pid > 0)
                 kids[n++] = pid;
         }
-        write_records(atol(argv[2]), atoi(argv[3]));
+        write_records(records, threads);
         int bad = 0;
         for (int i = 0; i < n; i++) {
             int status;
@@ -293,8 +299,8 @@ static void threads_one_process(void **state)
 
 /* ---- processes -------------------------------------------------------------------------------- */
 
-/* 3 exec'd writers, each forking 2 children after attach, 4 threads each: 36 threads in 9
- * processes, in a ring that holds all they write (threads_one_process and the CLI's tests
+/* 3 exec'd writers, each forking 2 children after attach, 4 threads and the main one each: 45
+ * threads in 9 processes, in a ring that holds all they write (threads_one_process and the CLI's tests
  * overflow theirs): every record received, in each thread's order, with its pid and tid. */
 static void processes_exact(void **state)
 {
@@ -304,20 +310,21 @@ static void processes_exact(void **state)
     assert_true(fd >= 0);
     pid_t pids[3];
     for (int i = 0; i < 3; i++)
-        pids[i] = spawn_writer(fd, "--writer", "1500", "4", "2");
+        pids[i] = spawn_writer(fd, "--writer", "1200", "4", "2");
     close(fd);
     static struct seen seen;
     read_while(&ring, &seen, pids, 3);
     assert_int_equal(seen.bad, 0);
-    assert_int_equal(seen.received, 3 * 3 * 4 * 1500);
+    assert_int_equal(seen.received, 3 * 3 * 5 * 1200);
     assert_int_equal(perfq_stat_ring_dropped(&ring), 0);
-    assert_int_equal(seen.n, 3 * 3 * 4);   /* every thread of every process */
+    assert_int_equal(seen.n, 3 * 3 * 5);   /* every thread of every process */
     assert_int_equal(ring.page->attached, 3);   /* forked children inherit the attachment */
     assert_int_equal(ring.given_up, 0);
     perfq_stat_ring_close(&ring);
 }
 
-/* Nobody reads: a ring of 64 takes 64 records and drops exactly the rest. */
+/* Nobody reads: a ring of 64 takes 64 records (the main thread's first) and drops exactly the
+ * rest of 2000. */
 static void overload_exact(void **state)
 {
     (void)state;
@@ -326,19 +333,19 @@ static void overload_exact(void **state)
     assert_true(fd >= 0);
     pid_t pid = spawn_writer(fd, "--writer", "1000", "1", "0");
     assert_int_equal(wait_status(pid), 0);
-    assert_int_equal(__atomic_load_n(&ring.page->dropped, __ATOMIC_RELAXED), 1000 - 64);
+    assert_int_equal(__atomic_load_n(&ring.page->dropped, __ATOMIC_RELAXED), 2000 - 64);
     struct seen seen = {0};
     read_all(&ring, &seen, now_ns(), 1);
     assert_int_equal(seen.received, 64);
     assert_int_equal(seen.bad, 0);
     assert_int_equal(seen.keys[0].next, 64);   /* the first 64, in order */
-    assert_int_equal(perfq_stat_ring_dropped(&ring), 1000 - 64);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 2000 - 64);
     /* Read, the ring takes records again: the next lap's slots. */
     assert_int_equal(wait_status(spawn_writer(fd, "--writer", "10", "1", "0")), 0);
     read_all(&ring, &seen, now_ns(), 1);
-    assert_int_equal(seen.received, 74);
+    assert_int_equal(seen.received, 84);
     assert_int_equal(seen.bad, 0);
-    assert_int_equal(perfq_stat_ring_dropped(&ring), 1000 - 64);
+    assert_int_equal(perfq_stat_ring_dropped(&ring), 2000 - 64);
     close(fd);
     perfq_stat_ring_close(&ring);
 }
@@ -362,20 +369,20 @@ static void stuck_writer_given_up(void **state)
     assert_int_equal(seen.received, 10);
     assert_int_equal(ring.given_up, 0);
     read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS, 0);
-    assert_int_equal(seen.received, 15);
+    assert_int_equal(seen.received, 20);
     assert_int_equal(ring.given_up, 1);
     assert_int_equal(perfq_stat_ring_dropped(&ring), 1);
     /* At the end: no wait. */
     assert_int_equal(wait_status(spawn_writer(fd, "--stuck", "3", NULL, NULL)), 128 + SIGKILL);
     read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS, 0);
-    assert_int_equal(seen.received, 18);
+    assert_int_equal(seen.received, 23);
     read_all(&ring, &seen, t0 + PERFQ_STAT_RING_STUCK_NS + 1, 1);
     assert_int_equal(ring.given_up, 2);
     assert_int_equal(seen.bad, 0);
     /* A later writer's records still come. */
     assert_int_equal(wait_status(spawn_writer(fd, "--writer", "7", "1", "0")), 0);
     read_all(&ring, &seen, t0, 1);
-    assert_int_equal(seen.received, 25);
+    assert_int_equal(seen.received, 37);
     assert_int_equal(perfq_stat_ring_dropped(&ring), 2);
     close(fd);
     perfq_stat_ring_close(&ring);
@@ -419,8 +426,8 @@ static void corrupt_page(void **state)
     read_all(&ring, &seen, now_ns(), 0);
     read_all(&ring, &seen, now_ns(), 1);
     /* The child that attached after the slot count was scribbled on could write nothing: its
-     * 100 records are counted. */
-    assert_true(perfq_stat_ring_dropped(&ring) >= 100);
+     * 200 records are counted. */
+    assert_true(perfq_stat_ring_dropped(&ring) >= 200);
     assert_int_equal(ring.page->attached, 2);
     perfq_stat_ring_close(&ring);
 }
@@ -470,7 +477,7 @@ static void cli_processes_exact(void **state)
     json_object *j;
     int rc = run_perfq(NULL, (const char *[]){self_path, "--writer", "5000", "4", "2", NULL}, &j);
     assert_int_equal(rc, 0);
-    assert_int_equal(get_int(j, "frames.count") + get_int(j, "channel.dropped"), 3 * 4 * 5000);
+    assert_int_equal(get_int(j, "frames.count") + get_int(j, "channel.dropped"), 3 * 5 * 5000);
     assert_int_equal(get_int(j, "channel.processes"), 3);
     assert_int_equal(get_int(j, "channel.malformed"), 0);
     json_object_put(j);
@@ -486,7 +493,7 @@ static void cli_overload(void **state)
                        &j);
     assert_int_equal(rc, 0);
     int64_t frames = get_int(j, "frames.count"), dropped = get_int(j, "channel.dropped");
-    assert_int_equal(frames + dropped, 100000);
+    assert_int_equal(frames + dropped, 2 * 100000);
     assert_true(dropped > 0);
     assert_true(frames >= 16);
     json_object_put(j);
@@ -512,7 +519,7 @@ static void cli_corrupt_page(void **state)
     json_object *j;
     int rc = run_perfq(NULL, (const char *[]){self_path, "--corrupt", "100", NULL}, &j);
     assert_int_equal(rc, 0);
-    assert_true(get_int(j, "channel.dropped") >= 100);
+    assert_true(get_int(j, "channel.dropped") >= 200);
     json_object_put(j);
 }
 
