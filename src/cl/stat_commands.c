@@ -53,8 +53,8 @@ struct pending {
  * after a blocking enqueue, clFinish and clWaitForEvents (then complete, at least those the
  * program waited for), when many are pending (below), and at exit. A command is asked its status
  * only there, not after each enqueue: asking for a command not yet run costs a driver call (and
- * may make it submit early). pending_lock protects pending, pending_n, pending_cap and
- * next_scan, and the writes of exit_owner. */
+ * may make it submit early). pending_lock protects pending, pending_n, pending_cap, next_scan
+ * and taken_n, and the writes of exit_owner. */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pending *pending;
 static size_t pending_n, pending_cap;
@@ -64,6 +64,7 @@ static size_t pending_n, pending_cap;
  * command, memory bounded by what the driver has in flight plus SCAN_STEP. */
 #define SCAN_STEP 32
 static size_t next_scan = SCAN_STEP;
+static size_t taken_n;     /* taken out of the list by a harvest, not yet read or put back */
 static pid_t exit_owner;   /* the process whose exit reads what is left; 0 before the first */
 
 /* Reads the times of a completed command into its record (END - START; in timeline mode also
@@ -93,45 +94,73 @@ static void read_times(struct pending *p, cl_int status)
     }
 }
 
-/* Reads and sends the pending commands that are complete; returns how many are left. The
- * driver is asked under pending_lock (status and profiling queries, which never block);
- * records are sent and events released outside it. */
+/* Reads and sends the pending commands that are complete; returns how many are left (also
+ * those another thread is reading). The list is taken out under pending_lock and the driver is
+ * asked without it: a driver may run a program's event callback inside a status query (a
+ * callback may enqueue, which takes the lock). What is not complete goes back in front of what
+ * was added meanwhile, oldest first. */
 static size_t harvest(void)
 {
-    enum { BATCH = 32 };
-    struct pending done[BATCH];
-    size_t left;
-    for (;;) {
-        size_t nd = 0, keep = 0, i = 0;
-        pthread_mutex_lock(&pending_lock);
-        size_t n = pending_n;
-        for (; i < n && nd < BATCH; i++) {
-            cl_int status = CL_QUEUED;
-            if (perfq_cl_next.clGetEventInfo(pending[i].event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                             sizeof(status), &status, NULL) != CL_SUCCESS)
-                status = CL_INVALID_EVENT;   /* cannot be read: sent without time */
-            if (status == CL_COMPLETE || status < 0) {
-                read_times(&pending[i], status);
-                done[nd++] = pending[i];
-            } else {
-                pending[keep++] = pending[i];
-            }
+    const size_t size = sizeof(struct pending);
+    pthread_mutex_lock(&pending_lock);
+    struct pending *t = pending;
+    size_t n = pending_n, cap = pending_cap;
+    pending = NULL;
+    pending_n = pending_cap = 0;
+    taken_n += n;
+    pthread_mutex_unlock(&pending_lock);
+    size_t keep = 0;
+    for (size_t i = 0; i < n; i++) {
+        cl_int status = CL_QUEUED;
+        if (perfq_cl_next.clGetEventInfo(t[i].event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                         sizeof(status), &status, NULL) != CL_SUCCESS)
+            status = CL_INVALID_EVENT;   /* cannot be read: sent without time */
+        if (status == CL_COMPLETE || status < 0) {
+            read_times(&t[i], status);
+            perfq_stat_channel_send(&t[i].r);
+            perfq_cl_next.clReleaseEvent(t[i].event);
+        } else {
+            t[keep++] = t[i];
         }
-        if (i > keep)
-            memmove(&pending[keep], &pending[i], (n - i) * sizeof(*pending));
-        pending_n = keep + (n - i);
-        left = pending_n;
-        int more = nd == BATCH && i < n;   /* stopped by the batch, not by the end */
-        if (!more)   /* the whole list seen: the next scan after more commands */
-            next_scan = left + (left > SCAN_STEP ? left : SCAN_STEP);
-        pthread_mutex_unlock(&pending_lock);
-        for (size_t k = 0; k < nd; k++) {
-            perfq_stat_channel_send(&done[k].r);
-            perfq_cl_next.clReleaseEvent(done[k].event);
-        }
-        if (!more)
-            return left;
     }
+    size_t lost = 0;
+    pthread_mutex_lock(&pending_lock);
+    taken_n -= n;
+    if (t && keep + pending_n <= cap) {   /* t holds both: the usual case */
+        if (pending_n)
+            memcpy(t + keep, pending, pending_n * size);
+        free(pending);
+        pending = t;
+        pending_cap = cap;
+        pending_n += keep;
+        t = NULL;
+    } else if (keep && keep + pending_n <= pending_cap) {
+        memmove(pending + keep, pending, pending_n * size);
+        memcpy(pending, t, keep * size);
+        pending_n += keep;
+        keep = 0;
+    } else if (keep) {
+        struct pending *both = realloc(t, (keep + pending_n) * size);
+        if (both) {
+            memcpy(both + keep, pending, pending_n * size);
+            free(pending);
+            pending = both;
+            pending_cap = pending_n += keep;
+            t = NULL;
+        } else {
+            lost = keep;   /* no memory to keep them: counted as dropped below */
+        }
+    }
+    size_t left = pending_n + taken_n;
+    next_scan = pending_n + (pending_n > SCAN_STEP ? pending_n : SCAN_STEP);
+    pthread_mutex_unlock(&pending_lock);
+    if (lost) {
+        perfq_stat_channel_count_drops(lost);
+        for (size_t i = 0; i < lost; i++)
+            perfq_cl_next.clReleaseEvent(t[i].event);
+    }
+    free(t);
+    return left;
 }
 
 /* At exit (an atexit handler, registered when the first command is sent: after the driver set
