@@ -31,7 +31,11 @@ assert power is not None, default.keys()
 # The fake's constant 100 W (a time-weighted mean); counted over part of a 0.3 s run at least.
 assert power["available"] and abs(power["value"] - 100) < 1e-6, power
 assert not [n for n in default if n.startswith("cupti")], default.keys()
+# NVML's PCIe throughput is not among them (its reads block the sampler 20 ms each): -e names it.
+assert "nvml-gpu0/pcie-tx" not in default and "nvml-gpu0/energy" in default, default.keys()
 assert 0 <= doc["device_begin_ns"] < doc["elapsed_ns"], doc
+pcie, _ = stat("-e", "nvml-gpu0/pcie-tx")
+assert pcie["nvml-gpu0/pcie-tx"]["available"] and pcie["nvml-gpu0/pcie-tx"]["value"] > 0, pcie
 
 none, doc = stat("--no-device")
 assert "host/task-clock" in none

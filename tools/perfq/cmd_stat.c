@@ -162,8 +162,7 @@ static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n, int ex
         perfq_counter_info_t ci;
         perfq_group_info_t gi;
         if (perfq_counter_info(pq, id, &ci) != PERFQ_OK || (!ci.available && !explicit_) ||
-            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK || gi.scope != PERFQ_SCOPE_DEVICE ||
-            (strcmp(gi.provider, "nvml") != 0 && strcmp(gi.provider, "gpm") != 0))
+            perfq_group_info(pq, ci.group, &gi) != PERFQ_OK || !stat_device_counter(&gi, &ci))
             continue;
         if (*n >= MAX_EVENTS)
             break;

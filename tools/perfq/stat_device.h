@@ -10,8 +10,13 @@
 
 struct stat_device;
 
+/* Is this one of perfq stat's device counters: a counter of the providers nvml and gpm
+ * (nvml-gpuN, gpm-gpuN), but NVML's PCIe throughput (stat_device.c says why)? */
+int stat_device_counter(const perfq_group_info_t *gi, const perfq_counter_info_t *ci);
+
 /* Starts a thread that probes the NVIDIA providers nvml and gpm (NVML's start: about 30 ms of
- * CPU, 56 ms on an H100) and then begins counting every available device counter of theirs.
+ * CPU, 56 ms on an H100) and then begins counting every available device counter of theirs
+ * (stat_device_counter).
  * explicit_ (--device): their unavailable counters are kept too, so that the report says why
  * they are missing. NULL when no thread could be started (then there are none). */
 struct stat_device *stat_device_start(perfq_t *pq, int explicit_);
