@@ -160,13 +160,16 @@ struct perfq_stat_slot {
 #define PERFQ_STAT_PAGE_BYTES 4096u
 _Static_assert(sizeof(struct perfq_stat_page) == 128, "head on a cache line of its own");
 _Static_assert(sizeof(struct perfq_stat_slot) == 160, "slots of 16-byte multiples");
-/* 32768 slots of 160 bytes: 5 MiB. The drain thread reads every PERFQ_STAT_DRAIN_MS (sooner when
- * it found the ring a quarter full), so the ring absorbs 3.2 million records a second (per-draw
- * records of 2000 draws a frame at 1600 frames a second) and a drain thread kept off the CPU for
- * 10 ms more by an overloaded machine; a frame trickle (3 records a frame) never comes near. */
+/* 32768 slots of 160 bytes: 5 MiB. The drain thread reads every PERFQ_STAT_DRAIN_MS (after 1 ms
+ * when it found the ring a quarter full), so the ring absorbs 1.6 million records a second
+ * (per-draw records of 2000 draws a frame at 800 frames a second; `--per-draw` costs about 17 us
+ * a draw on the H100, 60 000 records a second) and a drain thread kept off the CPU for 20 ms
+ * more by an overloaded machine; a frame trickle (3 records a frame) never comes near. 20 ms:
+ * 50 wake-ups a second of perfq on the program's cores (docs/perfq-stat.md: the drain thread's
+ * CPU over 3000 frames of the GL example, 16 ms; 26 ms at 10 ms; 45-63 ms with the socket). */
 #define PERFQ_STAT_RING_SLOTS 32768u
 #define PERFQ_STAT_RING_MAX_SLOTS (1u << 20)
-#define PERFQ_STAT_DRAIN_MS 10
+#define PERFQ_STAT_DRAIN_MS 20
 /* While CMD runs, how long a reserved slot is waited for before it is given up. */
 #define PERFQ_STAT_RING_STUCK_NS 500000000u
 

@@ -347,7 +347,7 @@ static uint64_t drain_ring(struct stat_collect *c, int final)
 }
 
 /* Reads the ring every PERFQ_STAT_DRAIN_MS while CMD runs: no wake-up per record, and none of the
- * program's cores taken more than 100 times a second. A ring found a quarter full is read again
+ * program's cores taken more than 50 times a second. A ring found a quarter full is read again
  * after 1 ms (a flood of per-draw records). Only the stop pipe ends the wait. */
 static void *drain(void *arg)
 {
