@@ -15,15 +15,18 @@
  * is free for pos when its seq is lap. A writer reserves it with a CAS of the page's head from
  * pos to pos + 1, copies the record in and publishes it with a CAS of seq from lap to lap + 1.
  * A slot whose seq is below lap still holds the record of the previous lap: the ring is full
- * and the record is dropped and counted in the page's `dropped` (never blocks, never silent). A writer reads nothing from the page that could hurt it: the slot count is checked
- * once against the memfd's size at attach, indices are masked, a retry loop is bounded (a head
- * that a program scribbled on makes records drop, counted, never a crash or a hang).
+ * and the record is dropped and counted in the page's `dropped` (never blocks, never silent).
+ * A writer reads nothing from the page that could hurt it: the slot count is checked once
+ * against the memfd's size at attach, indices are masked, a retry loop is bounded (a head that
+ * a program scribbled on makes records drop, counted, never a crash or a hang).
  *
  * The reader (perfq's drain thread, on a timer): takes the slot at its own tail when seq is
  * lap + 1 and frees it for the next lap (seq = lap + slots). A slot reserved but not published
  * (its writer was killed between the two, or is stopped) is waited for at most
  * PERFQ_STAT_RING_STUCK_NS while CMD runs, and not at all once CMD has exited: it is then given
- * up (seq set past it; counted as dropped; a writer that publishes later finds its CAS refused).
+ * up (seq set past it; counted as dropped; a writer that publishes later finds its CAS refused;
+ * one stopped inside its copy while the ring laps could tear the next lap's record of that slot,
+ * which the reader then checks as any record: magic, kind).
  * The tail lives in perfq's memory only: a program cannot move it.
  *
  * There is no socket: the CLI learns that CMD ended from waitid(), and records written before a
