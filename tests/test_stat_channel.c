@@ -137,7 +137,8 @@ static int writer_main(int argc, char **argv)
         long k = atol(argv[2]);
         size_t size;
         struct perfq_stat_page *p = map_page(&size);
-        struct perfq_stat_slot *slots = (struct perfq_stat_slot *)((char *)p + PERFQ_STAT_PAGE_BYTES);
+        struct perfq_stat_slot *slots =
+            (struct perfq_stat_slot *)((char *)p + PERFQ_STAT_PAGE_BYTES);
         size_t n = (size - PERFQ_STAT_PAGE_BYTES) / sizeof(*slots);
         const uint64_t garbage[] = {0xdeadbeefdeadbeefu, UINT64_MAX, 0x7fffffffffffffffu, 3};
         for (size_t g = 0; g < sizeof(garbage) / sizeof(garbage[0]); g++) {
@@ -162,7 +163,7 @@ static int writer_main(int argc, char **argv)
     return 7;
 }
 
-/* ---- the reader side -------------------------------------------------------------------------- */
+/* ---- the reader side ------------------------------------------------------------------------- */
 
 /* Starts this binary as a writer on `ring` (its fd inherited, as CMD's). */
 static pid_t spawn_writer(int fd, const char *mode, const char *a1, const char *a2, const char *a3)
@@ -251,7 +252,7 @@ static void read_while(struct perfq_stat_ring *ring, struct seen *s, pid_t *pids
     read_all(ring, s, now_ns(), 1);
 }
 
-/* ---- in one process: threads (what TSan sees) ------------------------------------------------- */
+/* ---- in one process: threads (what TSan sees) ------------------------------------------------ */
 
 struct reader_arg {
     struct perfq_stat_ring *ring;
@@ -297,11 +298,12 @@ static void threads_one_process(void **state)
     perfq_stat_ring_close(&ring);
 }
 
-/* ---- processes -------------------------------------------------------------------------------- */
+/* ---- processes ------------------------------------------------------------------------------- */
 
 /* 3 exec'd writers, each forking 2 children after attach, 4 threads and the main one each: 45
- * threads in 9 processes, in a ring that holds all they write (threads_one_process and the CLI's tests
- * overflow theirs): every record received, in each thread's order, with its pid and tid. */
+ * threads in 9 processes, in a ring that holds all they write (threads_one_process and the
+ * CLI's tests overflow theirs): every record received, in each thread's order, with its pid and
+ * tid. */
 static void processes_exact(void **state)
 {
     (void)state;
@@ -432,7 +434,7 @@ static void corrupt_page(void **state)
     perfq_stat_ring_close(&ring);
 }
 
-/* ---- through perfq stat ----------------------------------------------------------------------- */
+/* ---- through perfq stat ---------------------------------------------------------------------- */
 
 /* perfq stat --layers --json -o FILE -- ARGS...: its exit status and the report's JSON. */
 static int run_perfq(const char *slots, const char *const *args, json_object **json)

@@ -190,7 +190,8 @@ int perfq_stat_channel_active(void);
 int perfq_stat_channel_timeline(void);
 /* 1 when the CLI asked for every draw call (perfq stat --per-draw). */
 int perfq_stat_channel_per_draw(void);
-/* CLOCK_MONOTONIC in ns, and the calling thread's id (cached per thread; reset in a fork's child). */
+/* CLOCK_MONOTONIC in ns, and the calling thread's id (cached per thread; reset in a fork's
+ * child). */
 uint64_t perfq_stat_now_ns(void);
 uint32_t perfq_stat_tid(void);
 /* Writes one record to the ring (magic and pid are filled in; tid when it is 0). No system call:
