@@ -48,12 +48,12 @@ struct pending {
 };
 
 /* The commands not yet read, oldest first. Read in batches by the program's own threads, never
- * by a driver callback (NVIDIA's runs each on a thread of its own: 19.3 us of wall and 63 us of
- * CPU per command against 9.6 / 18.6 without, bench-cl-stat-events on the H100). They are read
- * after a blocking enqueue, clFinish and clWaitForEvents (then complete, at least those the
- * program waited for), when many are pending (below), and at exit. A command is asked its status
- * only there, not after each enqueue: asking for a command not yet run costs a driver call (and
- * may make it submit early). pending_lock protects pending, pending_n, pending_cap, next_scan
+ * by a driver callback (NVIDIA runs those on a thread of its own: 17-19 us of wall and 57-63 us
+ * of CPU per command against 9.1-9.6 / 17-19 without, bench-cl-stat-events on the H100). They
+ * are read after a blocking enqueue, clFinish and clWaitForEvents (then complete, at least those
+ * the program waited for), when many are pending (below), and at exit. A command is asked its
+ * status only there, not after each enqueue: asking for a command not yet run costs a driver
+ * call (and may make it submit early). pending_lock protects pending, pending_n, pending_cap, next_scan
  * and taken_n, and the writes of exit_owner. */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pending *pending;
