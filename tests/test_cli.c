@@ -384,6 +384,11 @@ static void test_run_execs_with_status(void **state)
     run_perfq(r, (const char *[]){"--help", NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: perfq"));
+    /* perfq stat --help: the same text, with stat's defaults and opt-outs. */
+    run_perfq(r, (const char *[]){"stat", "--help", NULL});
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "--no-layers"));
+    assert_non_null(strstr(r->out, "--no-device"));
 }
 
 /* Where the linker cache's libOpenCL.so.1 ignores OPENCL_LAYERS (a CUDA machine), perfq

@@ -32,11 +32,11 @@ static const char usage[] =
     "      --no-device               without the device counters. By default every\n"
     "                                available counter of NVML's nvml-gpuN (but its PCIe\n"
     "                                throughput: -e) and gpm-gpuN where NVML finds a\n"
-    "                                device (nothing is said of them\n"
-    "                                where it does not): NVML starts on a thread of perfq\n"
-    "                                while CMD runs, so they count from when it is ready\n"
-    "                                (the table says when) to CMD's exit. CUPTI's\n"
-    "                                cupti-gpuN: name them with -e\n"
+    "                                device (nothing is said of them where it does not):\n"
+    "                                NVML starts on a thread of perfq while CMD runs, so\n"
+    "                                they count from when it is ready (the table says\n"
+    "                                when) to CMD's exit. CUPTI's cupti-gpuN: name them\n"
+    "                                with -e\n"
     "      --device                  the device counters also beside -e, and say why they\n"
     "                                are missing where there are none\n"
     "      -I, --interval-print MS   also print the counters counted in every MS ms\n"
@@ -109,6 +109,11 @@ static const char usage[] =
     "injected (run, stat without --no-layers, record), addresses that cannot be listened on (serve),\n"
     "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
     "(the table, the JSON, the list: a full disk, for example).\n";
+
+void cli_usage(FILE *f)
+{
+    fputs(usage, f);
+}
 
 static int dispatch(int argc, char **argv)
 {
