@@ -235,7 +235,47 @@ def test_killed():
     check_monotonic(t, "killed")
 
 
-for test in (test_gl, test_gl_per_draw, test_cl, test_exit_status, test_killed):
+def test_stopped_mid_frame():
+    """CMD stopped (SIGSTOP) for 2.6 s in the middle of a frame, longer than the writer's 2 s
+    horizon: the host counter events of those seconds wait for the frame in progress, whose
+    event comes at its swap with its start, so nothing is written out of order (before the
+    hold, the frame and its GPU interval came after later events had been written)."""
+    fd, path = tempfile.mkstemp(prefix="perfq-record-stop-", suffix=".json")
+    os.close(fd)
+    p = subprocess.Popen([PERFQ, "record", "-o", path, "--", GL, "1000000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    pid = None
+    deadline = time.monotonic() + 300
+    while pid is None and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        with open(path) as f:
+            for line in f:
+                if '"cat":"gl"' in line:
+                    pid = json.loads(line.rstrip().rstrip(","))["pid"]
+                    break
+    check(pid is not None, "stopped: no frame reached the file while CMD ran")
+    if pid is not None:
+        # Frames are back to back (each begins at the previous swap): a frame is in progress.
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(2.6)
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+    else:
+        p.kill()
+    _, err = p.communicate(timeout=300)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    t = parse(text, "stopped")
+    frames = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl"]
+    long_frames = [e for e in frames if e["dur"] >= 2.5e6]   # us
+    check(len(long_frames) >= 1, "stopped: a frame of 2.5 s or more (%d frames)" % len(frames))
+    check_monotonic(t, "stopped")
+
+
+for test in (test_gl, test_gl_per_draw, test_cl, test_exit_status, test_killed,
+             test_stopped_mid_frame):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

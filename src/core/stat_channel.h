@@ -55,7 +55,8 @@ enum perfq_stat_record_kind {
     PERFQ_STAT_CL_COMMAND = 3,
     /* Timeline mode only (`perfq record`, PERFQ_STAT_PAGE_TIMELINE), sent once per object:
      * a GL context: a = handle, b = timer path (perfq_gl_timer_path_t), c = the GPU clock's
-     * correlation error in ns (fence path: the stamp resolution), name = GL_RENDERER. */
+     * correlation error in ns (fence path: the stamp resolution), t0 = when its frame 0 began
+     * (CLOCK_MONOTONIC ns), name = GL_RENDERER. */
     PERFQ_STAT_GL_CONTEXT = 4,
     /* an OpenCL queue: a = queue, b = cl_device_id, name = CL_DEVICE_NAME. */
     PERFQ_STAT_CL_QUEUE = 5,

@@ -163,7 +163,7 @@ static int prepend(const char *var, const char *value, const char *sep)
     return rc;
 }
 
-static void ensure_layer_capable_loader(int verbose)
+static void ensure_layer_capable_loader(void)
 {
     static const char *const system_loaders[] = {
         "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1", "/usr/lib/aarch64-linux-gnu/libOpenCL.so.1",
@@ -175,9 +175,13 @@ static void ensure_layer_capable_loader(int verbose)
     for (size_t i = 0; i < sizeof(system_loaders) / sizeof(system_loaders[0]); i++) {
         if (access(system_loaders[i], R_OK) == 0 && loader_reads_layers(system_loaders[i])) {
             if (prepend("LD_PRELOAD", system_loaders[i], ":") == 0) {
-                if (verbose)
-                    fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; "
-                            "preloading %s instead\n", loader, system_loaders[i]);
+                /* Always said, not only with -v: another loader may list the platforms in
+                 * another order, and a program that takes the first platform then runs on
+                 * another device than without perfq (CUDA's loader lists PoCL before NVIDIA on
+                 * the GPU machine, ocl-icd NVIDIA first: docs/opencl-layer.md). */
+                fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading "
+                        "%s instead (its order of OpenCL platforms may differ)\n", loader,
+                        system_loaders[i]);
                 return;
             }
         }
@@ -244,7 +248,7 @@ int layers_inject(int verbose)
         if (!use[i][0])
             continue;
         if (strcmp(layers[i].var, "OPENCL_LAYERS") == 0)
-            ensure_layer_capable_loader(verbose);
+            ensure_layer_capable_loader();
         if (prepend(layers[i].var, use[i], ":") != 0) {
             fprintf(stderr, "perfq: cannot set %s: out of memory\n", layers[i].var);
             return -1;

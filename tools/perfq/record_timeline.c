@@ -48,6 +48,7 @@ struct gpu_track {
     uint64_t resets;
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
     int draws_named;            /* GL: its draws' track (tid + MAX_GPU_TRACKS) is named */
+    uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
 };
 
 struct timeline {
@@ -171,6 +172,29 @@ static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t ha
     return g;
 }
 
+/* The frames in progress hold the trace's events from the oldest one's start: its event comes
+ * at its swap with that start, maybe later than the trace's horizon (a first frame compiling
+ * shaders under a sanitizer, a program stopped mid-frame). */
+static void hold_open_frames(struct timeline *tl)
+{
+    uint64_t oldest = 0;
+    for (size_t i = 0; i < tl->n_tracks; i++) {
+        uint64_t since = tl->tracks[i].open_since;
+        if (since && (!oldest || since < oldest))
+            oldest = since;
+    }
+    trace_hold(tl->trace, oldest);
+}
+
+/* The GL context's track if it is known (announced by its PERFQ_STAT_GL_CONTEXT record). */
+static struct gpu_track *known_context(struct timeline *tl, uint32_t pid, uint64_t handle)
+{
+    for (size_t i = 0; i < tl->n_tracks; i++)
+        if (tl->tracks[i].pid == pid && tl->tracks[i].handle == handle && !tl->tracks[i].is_cl)
+            return &tl->tracks[i];
+    return NULL;
+}
+
 static const char *command_label(const struct perfq_stat_record *r, char *buf, size_t size)
 {
     if (r->name[0])
@@ -219,8 +243,11 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     switch (r->kind) {
     case PERFQ_STAT_GL_CONTEXT: {
         struct gpu_track *g = track_of(tl, r->pid, r->a, 0, r->name);
-        if (g)
+        if (g) {
             g->gl_error_ns = r->c;
+            g->open_since = r->t0;   /* its frame 0 began then */
+            hold_open_frames(tl);
+        }
         break;
     }
     case PERFQ_STAT_CL_QUEUE:
@@ -229,6 +256,11 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     case PERFQ_STAT_FRAME: {
         if (!r->t1)
             break;
+        struct gpu_track *open = known_context(tl, r->pid, r->a);
+        if (open) {
+            open->open_since = r->t1;   /* the next frame begins at this swap */
+            hold_open_frames(tl);
+        }
         name_thread(tl, r->pid, r->tid);
         struct trace_arg args[2] = {{"frame", r->b}, {"context", r->a}};
         trace_complete(tl->trace, r->pid, r->tid, r->t0, r->t1, "gl", "frame", args, 2);

@@ -35,6 +35,7 @@ struct trace {
     size_t n;
     uint64_t seq;
     int64_t emitted;            /* the latest timestamp written */
+    uint64_t hold;              /* trace_hold's CLOCK_MONOTONIC ns; 0: none */
     uint64_t events, out_of_order;
     uint64_t last_flush;
     int first;                  /* no event written yet (no comma before the next) */
@@ -158,6 +159,10 @@ static void heap_pop_write(struct trace *t)
 static void release(struct trace *t, uint64_t now)
 {
     int64_t limit = (int64_t)(now - t->t0) - (int64_t)TRACE_HORIZON_NS;
+    /* A frame in progress since hold: its event will start there. Held at most
+     * TRACE_HOLD_MAX_NS (memory stays bounded by the window either way). */
+    if (t->hold && now - t->hold < TRACE_HOLD_MAX_NS && (int64_t)(t->hold - t->t0) < limit)
+        limit = (int64_t)(t->hold - t->t0);
     while (t->n && t->heap[0].ts < limit)
         heap_pop_write(t);
     if (now - t->last_flush >= FLUSH_EVERY_NS) {
@@ -249,6 +254,13 @@ void trace_tick(struct trace *t, uint64_t now)
 {
     pthread_mutex_lock(&t->lock);
     release(t, now);
+    pthread_mutex_unlock(&t->lock);
+}
+
+void trace_hold(struct trace *t, uint64_t hold_ns)
+{
+    pthread_mutex_lock(&t->lock);
+    t->hold = hold_ns;
     pthread_mutex_unlock(&t->lock);
 }
 

@@ -197,6 +197,7 @@ static void *created(const struct perfq_gl_scope_object *at)
         if (perfq_gl_vquery_target_supported(at->ctx, stat_targets[i]))
             s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
+    s->start_ns = perfq_gl_now_ns();
     if (s->timeline) {
         perfq_stat_clock_init(&s->clock, at->ctx);
         struct perfq_stat_record r;
@@ -205,10 +206,10 @@ static void *created(const struct perfq_gl_scope_object *at)
         r.a = s->handle;
         r.b = (uint64_t)s->clock.path;
         r.c = perfq_stat_clock_error(&s->clock);
+        r.t0 = s->start_ns;
         snprintf(r.name, sizeof(r.name), "%s", at->ctx->renderer ? at->ctx->renderer : "");
         perfq_stat_channel_send(&r);
     }
-    s->start_ns = perfq_gl_now_ns();
     begin_stats(at->ctx, s, s->stats);
     if (perfq_gl_timer_begin(at->ctx, &s->timer) != PERFQ_OK)
         s->timer = NULL;
