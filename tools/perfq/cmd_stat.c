@@ -225,6 +225,7 @@ struct child_result {
     unsigned intervals;        /* -I: intervals printed */
     int device_rows;           /* device counters opened on perfq's thread (stat_device.c) */
     int64_t device_begin_ns;   /* when they began, from CMD's start; -1: never */
+    struct stat_device *device; /* counted: still open (NVML's sampler) until perfq leaves */
 };
 
 /* Where the thread's device counters were read: the interval they cover. */
@@ -537,7 +538,10 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGHUP, &old_hup, NULL);
     perfq_measurement_destroy(&m);
     add_device_results(pq, device, rows, n_rows, measured, values, t0, r);
-    stat_device_free(&device);
+    if (stat_device_counting(device))
+        r->device = device;   /* cmd_stat leaves without closing it */
+    else
+        stat_device_free(&device);
     if (got == (ssize_t)sizeof(err))
         return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
                        strerror(err)), -1;
@@ -600,6 +604,14 @@ int cmd_stat(int argc, char **argv)
     if (cli_output_end(out, name) != 0 && measured)
         rc = CLI_EXIT_OUTPUT;
     stat_collect_close(&collect);
+    if (result.device) {
+        /* The report is out. Stopping NVML's sampler and shutting NVML down would add about
+         * 5 ms to what the user waits for (H100): leave without them, the kernel ends the
+         * sampler's thread and takes the rest (docs/perfq-stat.md, "Device counters"). */
+        if (cli_output_end(stdout, "standard output") != 0 && rc == 0)
+            rc = CLI_EXIT_OUTPUT;   /* what main() would have checked */
+        _exit(rc);
+    }
 out:
     perfq_close(&pq);
     free(o.events);

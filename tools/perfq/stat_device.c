@@ -8,7 +8,9 @@
  * their begin (reported relative to CMD's start) to the sampler's newest sample at CMD's exit
  * (at most one fast period, 20 ms, before it; nvml-gpuN/sample-age says how far). A CMD that
  * ends before NVML is ready waits for NVML's start to end (the thread is joined, never left
- * inside NVML at exit) and its device counters are "not counted".
+ * inside NVML at exit) and its device counters are "not counted". Once they were counted,
+ * perfq leaves after its report without stopping NVML's sampler or shutting NVML down (about
+ * 5 ms of wall on the H100, docs/perfq-stat.md): cmd_stat.c ends with _exit there.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -157,7 +159,13 @@ void stat_device_stop(struct stat_device *d)
         }
     }
     d->values = values;
-    perfq_measurement_destroy(&d->m);
+    /* The measurement stays open (its sampler too) until stat_device_free, or until perfq
+     * leaves with stat_device_leave. */
+}
+
+int stat_device_counting(const struct stat_device *d)
+{
+    return d && d->m;
 }
 
 void stat_device_result(const struct stat_device *d, const perfq_counter_id_t **ids,
@@ -175,6 +183,7 @@ void stat_device_free(struct stat_device **d)
 {
     if (!d || !*d)
         return;
+    perfq_measurement_destroy(&(*d)->m);
     pthread_mutex_destroy(&(*d)->lock);
     free((*d)->ids);
     free((*d)->values);

@@ -32,6 +32,10 @@ void stat_device_result(const struct stat_device *d, const perfq_counter_id_t **
                         size_t *n, size_t *n_measured, const perfq_value_t **values,
                         uint64_t *begin_ns);
 
+/* 1 when the counters were begun and read: their measurement (NVML's sampler) is still open
+ * until stat_device_free. */
+int stat_device_counting(const struct stat_device *d);
+
 void stat_device_free(struct stat_device **d);
 
 #endif
