@@ -438,6 +438,7 @@ struct perfq_gl_layer_stats {
     uint64_t frontend_objects;  /* objects front ends hold for the program (live_objects) */
     uint64_t vquery_links;      /* references logical queries hold on their slots' shared
                                  * pieces: at most 2 per query (issue 14 item 3) */
+    uint64_t timer_self_checks; /* timer self-checks run (not answered by the verdict cache) */
 };
 PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
 

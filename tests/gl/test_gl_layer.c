@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gl_test.h"
 #include "gl/contexts/layer_internal.h"
@@ -1112,6 +1113,96 @@ static void test_cycles_without_growth(void **state)
     assert_true(after.segments <= before.segments + PERFQ_GL_VQ_POOL_MAX);
 }
 
+/* The number of lines in the verdict cache file (-1: no file). */
+static int cache_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* The path a new context of the test's kind gets, and how many self-checks that took. */
+static perfq_gl_timer_path_t new_context_path(uint64_t *checks)
+{
+    struct perfq_gl_layer_stats a, b;
+    perfq_gl_layer_stats(&a);
+    struct glt x;
+    assert_int_equal(glt_create(&x, T.dpy, kind, 16, 16), 0);
+    perfq_gl_timer_path_t path = perfq_gl_timer_path(cur());
+    glt_destroy(&x);
+    assert_int_equal(glt_make_current(&T), 0);
+    perfq_gl_layer_stats(&b);
+    *checks = b.timer_self_checks - a.timer_self_checks;
+    return path;
+}
+
+/* The timer self-check's verdict is kept per driver between runs (timer_verdict_cache.c): a
+ * second context of the same driver takes it from the file without checking; a file that does
+ * not parse, or PERFQ_GL_TIMER_CACHE=0, means the check runs. */
+static void test_timer_verdict_cache(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfq-verdict-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/gl-timer-self-check", dir);
+    const char *quirks = getenv("PERFQ_GL_TIMER_QUIRKS"), *force = getenv("PERFQ_GL_TIMER");
+    char *old_quirks = quirks ? strdup(quirks) : NULL, *old_force = force ? strdup(force) : NULL;
+    setenv("PERFQ_CACHE_DIR", dir, 1);
+    setenv("PERFQ_GL_TIMER_QUIRKS", "0", 1);   /* llvmpipe, in the quirk table, checks too */
+    unsetenv("PERFQ_GL_TIMER");
+    unsetenv("PERFQ_GL_TIMER_CACHE");
+
+    uint64_t checks = 0;
+    perfq_gl_timer_path_t first = new_context_path(&checks);
+    fprintf(stderr, "verdict cache: %s context: %llu self-check(s), path %s\n",
+            glt_kind_name(kind), (unsigned long long)checks,
+            first == PERFQ_GL_TIMER_QUERY ? "query" : first == PERFQ_GL_TIMER_FENCE ? "fence"
+                                                                                  : "none");
+    if (checks == 0) {
+        /* No timer queries of 30 bits here (llvmpipe's GLES 3 has none): no check, no file. */
+        assert_int_not_equal(first, PERFQ_GL_TIMER_QUERY);
+        assert_int_equal(cache_lines(path), -1);
+    } else {
+        assert_int_equal(checks, 1);
+        assert_int_equal(cache_lines(path), 1);
+        /* The same driver again: the verdict from the file, the same path, no check. */
+        assert_int_equal(new_context_path(&checks), first);
+        assert_int_equal(checks, 0);
+        assert_int_equal(cache_lines(path), 1);
+        /* A file that does not parse (a line of another format, a line cut short): checked. */
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("maybe\tsome driver\nfail", f);
+        fclose(f);
+        assert_int_equal(new_context_path(&checks), first);
+        assert_int_equal(checks, 1);
+        /* The cache off: checked, nothing written. */
+        setenv("PERFQ_GL_TIMER_CACHE", "0", 1);
+        int lines = cache_lines(path);
+        assert_int_equal(new_context_path(&checks), first);
+        assert_int_equal(checks, 1);
+        assert_int_equal(cache_lines(path), lines);
+        unsetenv("PERFQ_GL_TIMER_CACHE");
+    }
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+    unsetenv("PERFQ_CACHE_DIR");
+    if (old_quirks)
+        setenv("PERFQ_GL_TIMER_QUIRKS", old_quirks, 1);
+    else
+        unsetenv("PERFQ_GL_TIMER_QUIRKS");
+    if (old_force)
+        setenv("PERFQ_GL_TIMER", old_force, 1);
+    free(old_quirks);
+    free(old_force);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -1152,6 +1243,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_two_threads, setup_each),
         cmocka_unit_test_setup(test_restart_in_place, setup_each),
         cmocka_unit_test_setup(test_cycles_without_growth, setup_each),
+        cmocka_unit_test_setup(test_timer_verdict_cache, setup_each),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     glt_destroy(&T);

@@ -82,6 +82,12 @@ struct perfq_gl_timer {
 
 /* timer_fence.c */
 extern atomic_ullong perfq_gl_fences_pending;   /* fences not yet stamped (diagnostics) */
+extern atomic_ullong perfq_gl_timer_self_checks; /* self-checks run, not answered by the cache */
+
+/* timer_verdict_cache.c: the self-check's verdict for this context's driver from earlier runs:
+ * 1 passed, 0 failed, -1 not known (or the cache is off); and storing one. */
+int perfq_gl_timer_verdict_cached(const struct perfq_gl_ctx *c);
+void perfq_gl_timer_verdict_store(const struct perfq_gl_ctx *c, int pass);
 /* Creates a fence in the current context's command stream and hands it to the helper. */
 struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c);
 /* The timer lets go of f (under the state's lock). */

@@ -4,7 +4,7 @@
  * softpipe; PERFQ_GL_TIMER_QUIRKS=0 leaves it out, to see what the self-check alone decides); else
  * a driver with timer queries of at least 30 bits gets a self-check (two empty TIME_ELAPSED
  * queries must not exceed the CPU interval around them and a glFinish) and the QUERY path if it
- * passes; every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
+ * passes (the verdict is kept per driver between runs: timer_verdict_cache.c); every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
  */
 #include "gl/timing/glx_fence.h"
 #include "gl/timing/timer_internal.h"
@@ -125,8 +125,11 @@ static int timed_clears(struct perfq_gl_ctx *c, int clears, uint64_t *gpu, uint6
  * that under-report GPU-bound work are the quirk table's business (NVIDIA's first clears took
  * 5+ ms of CPU for microseconds of GPU work: a lower bound sent it to the fence path).
  */
+atomic_ullong perfq_gl_timer_self_checks;
+
 static int self_check(struct perfq_gl_ctx *c)
 {
+    atomic_fetch_add(&perfq_gl_timer_self_checks, 1);
     perfq_gl_error_guard_begin(&c->pub);
     int ok = 1;
     for (int i = 0; i < 2 && ok; i++) {
@@ -161,6 +164,13 @@ static int self_check(struct perfq_gl_ctx *c)
     return ok;
 }
 
+/* Keeps a self-check's verdict for the next runs on this driver; returns it. */
+static int stored(struct perfq_gl_ctx *c, int pass)
+{
+    perfq_gl_timer_verdict_store(c, pass);
+    return pass;
+}
+
 struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
 {
     if (!c->timer) {
@@ -184,6 +194,7 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
                         perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter;
     int bits = timer_queries ? query_bits(c, GL_TIME_ELAPSED) : 0;
     int fences = egl_fences(c) || perfq_gl_glx_fences_possible(c);
+    int verdict = -1;   /* the self-check's, from the cache: 1 passed, 0 failed, -1 not kept */
     const char *force = getenv("PERFQ_GL_TIMER");
     const char *quirk = NULL;
     const char *use_quirks = getenv("PERFQ_GL_TIMER_QUIRKS");   /* "0": self-check alone */
@@ -202,13 +213,19 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
     } else if (quirk && fences) {
         s->path = PERFQ_GL_TIMER_FENCE;
         s->reason = quirk;
-    } else if (timer_queries && bits >= 30 && !quirk && self_check(c)) {
+    } else if (timer_queries && bits >= 30 && !quirk &&
+               (verdict = perfq_gl_timer_verdict_cached(c)) != 0 &&
+               (verdict == 1 || stored(c, self_check(c)))) {
         s->path = PERFQ_GL_TIMER_QUERY;
-        s->reason = "driver timer queries passed the self-check";
+        s->reason = verdict == 1 ? "driver timer queries passed the self-check (the verdict "
+                                   "kept for this driver, timer_verdict_cache.c)"
+                                 : "driver timer queries passed the self-check";
     } else if (fences) {
         s->path = PERFQ_GL_TIMER_FENCE;
-        s->reason = timer_queries ? "driver timer queries failed the self-check"
-                                  : "no timer queries in this context";
+        s->reason = !timer_queries ? "no timer queries in this context"
+                    : verdict == 0 ? "driver timer queries failed the self-check (the verdict "
+                                     "kept for this driver, timer_verdict_cache.c)"
+                                   : "driver timer queries failed the self-check";
     } else {
         s->path = PERFQ_GL_TIMER_NONE;
         s->reason = "no trustworthy timer queries and no fences (EGL_KHR_fence_sync; GLX: GL_ARB_sync, GL 3.2 or GLES 3.0)";
