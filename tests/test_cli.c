@@ -20,6 +20,8 @@
 
 static const char *perfq_path;
 static const char *fake_loader_path;   /* a libOpenCL.so.1 that ignores OPENCL_LAYERS */
+static const char *stub_icd_path[2];    /* two ICDs, one platform each: "perfq stub ICD A", B */
+static const char *cl_platforms_path;   /* prints the platforms' names in clGetPlatformIDs' order */
 
 /* perfq stat injects the layers by default (issue 12). In a sanitizer build the instrumented
  * layers cannot load into an uninstrumented program such as sh or true (libperfq.so.0 needs the
@@ -482,6 +484,84 @@ static void test_run_replaces_layerless_loader(void **state)
     assert_non_null(strstr(r->err, "ignores OPENCL_LAYERS"));
 }
 
+/* What cl-platforms prints, run bare with the current environment. */
+static void platforms_bare(char *out, size_t size)
+{
+    FILE *p = popen(cl_platforms_path, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+}
+
+/* Under a loader that ignores OPENCL_LAYERS, perfq preloads ocl-icd, which orders the platforms
+ * its own way (by devices; the GPU machine's CUDA loader lists PoCL first, ocl-icd NVIDIA first).
+ * The program must see the platforms in its own loader's order: the fake loader lists its ICDs
+ * (two stubs) in PERFQ_TEST_ICDS' order, both ways round, and perfq run must give cl-platforms
+ * the same list. Before perfq kept the order, ocl-icd listed this machine's ICDs instead
+ * (/etc/OpenCL/vendors). A user's own OCL_ICD_VENDORS, OCL_ICD_PLATFORM_SORT or
+ * OPENCL_VENDOR_PATH is left alone, and the note says so. */
+static void test_run_keeps_platform_order(void **state)
+{
+    (void)state;
+    static const char system_loader[] = "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1";
+    if (access(system_loader, R_OK) != 0) {
+        assert_true(test_may_lack("ocl-icd"));   /* the loader that reads OPENCL_LAYERS */
+        return;
+    }
+    char dir[512], layers[64], cache[] = "/tmp/perfq-cache-XXXXXX", icds[2048];
+    snprintf(dir, sizeof(dir), "%s", fake_loader_path);
+    *strrchr(dir, '/') = '\0';
+    assert_non_null(mkdtemp(cache));
+    fake_layer_dir(layers, sizeof(layers), "/tmp/perfq-layers3-XXXXXX");
+    setenv("PERFQ_LAYER_DIR", layers, 1);
+    setenv("PERFQ_CACHE_DIR", cache, 1);
+    setenv("LD_LIBRARY_PATH", dir, 1);
+    unsetenv("LD_PRELOAD");
+    unsetenv("OCL_ICD_VENDORS");
+    unsetenv("OCL_ICD_PLATFORM_SORT");
+    unsetenv("OCL_ICD_FILENAMES");
+    unsetenv("OPENCL_VENDOR_PATH");
+    struct run_result *r = result();
+    static char bare[1024];
+    for (int first = 0; first < 2; first++) {
+        snprintf(icds, sizeof(icds), "%s:%s", stub_icd_path[first], stub_icd_path[!first]);
+        setenv("PERFQ_TEST_ICDS", icds, 1);
+        /* As on the GPU machine, whose environment names PoCL there (CUDA's loader lists it
+         * first): ocl-icd 2.3.1 ignores the variable, so it is no setting to keep. */
+        setenv("OCL_ICD_FILENAMES", stub_icd_path[first], 1);
+        platforms_bare(bare, sizeof(bare));
+        assert_string_equal(bare, first ? "perfq stub ICD B\nperfq stub ICD A\n"
+                                        : "perfq stub ICD A\nperfq stub ICD B\n");
+        run_perfq(r, (const char *[]){"run", "--", cl_platforms_path, NULL});
+        print_message("%s", r->err);
+        assert_int_equal(r->status, 0);
+        assert_string_equal(r->out, bare);
+        assert_non_null(strstr(r->err, "OCL_ICD_PLATFORM_SORT=none so that it lists the "
+                                       "OpenCL platforms in the same order"));
+        /* A second run finds the vendors folder the first one left. */
+        run_perfq(r, (const char *[]){"run", "--", cl_platforms_path, NULL});
+        assert_string_equal(r->out, bare);
+    }
+    unsetenv("OCL_ICD_FILENAMES");
+    setenv("OCL_ICD_PLATFORM_SORT", "devices", 1);
+    run_perfq(r, (const char *[]){"run", "--", "sh", "-c",
+                                  "printf '%s|%s' \"$OCL_ICD_PLATFORM_SORT\" \"$OCL_ICD_VENDORS\"",
+                                  NULL});
+    assert_string_equal(r->out, "devices|");
+    assert_non_null(strstr(r->err, "with your OCL_ICD_PLATFORM_SORT as set (its order of OpenCL "
+                                   "platforms may differ)"));
+    unsetenv("OCL_ICD_PLATFORM_SORT");
+    unsetenv("PERFQ_TEST_ICDS");
+    unsetenv("PERFQ_CACHE_DIR");
+    unsetenv("LD_LIBRARY_PATH");
+    default_layer_dir();
+    remove_fake_layer_dir(layers);
+    char rm[128];
+    snprintf(rm, sizeof(rm), "rm -rf '%s'", cache);
+    assert_int_equal(system(rm), 0);
+}
+
 /* Issue 14 item 5: perfq's own output that cannot be written is an error (it exited 0). */
 static void test_output_write_errors(void **state)
 {
@@ -707,12 +787,16 @@ static void test_run_refuses_without_layers(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s PATH-TO-PERFQ PATH-TO-FAKE-LIBOPENCL\n", argv[0]);
+    if (argc < 6) {
+        fprintf(stderr, "usage: %s PERFQ FAKE-LIBOPENCL STUB-ICD-A STUB-ICD-B CL-PLATFORMS\n",
+                argv[0]);
         return 2;
     }
     perfq_path = argv[1];
     fake_loader_path = argv[2];
+    stub_icd_path[0] = argv[3];
+    stub_icd_path[1] = argv[4];
+    cl_platforms_path = argv[5];
 #ifdef TEST_SANITIZED
     fake_layer_dir(sanitized_layers, sizeof(sanitized_layers), "/tmp/perfq-layers-san-XXXXXX");
 #endif
@@ -728,6 +812,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_execs_with_status),
         cmocka_unit_test(test_run_injects_layers),
         cmocka_unit_test(test_run_replaces_layerless_loader),
+        cmocka_unit_test(test_run_keeps_platform_order),
         cmocka_unit_test(test_output_write_errors),
         cmocka_unit_test(test_output_file_not_inherited),
         cmocka_unit_test(test_ambiguous_bare_name),

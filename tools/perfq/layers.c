@@ -8,15 +8,23 @@
  * toolkit ships a small libOpenCL.so.1 that ignores it, and CUDA setups put that one first on
  * LD_LIBRARY_PATH. When the loader the command would get ignores layers, perfq preloads a
  * system loader that honours them (same soname and ICD files, so the program's own
- * libOpenCL.so.1 dependency binds to it), or warns when there is none.
+ * libOpenCL.so.1 dependency binds to it), or warns when there is none. That loader (ocl-icd)
+ * would order the platforms its own way, so perfq makes it list them in the order the
+ * program's own loader gives, where it can check that it does (docs/opencl-layer.md, "Loaders").
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -163,6 +171,218 @@ static int prepend(const char *var, const char *value, const char *sep)
     return rc;
 }
 
+/* The ICD libraries behind the platforms a loader lists, in clGetPlatformIDs' order (an ICD's
+ * platforms one after another count once). */
+#define MAX_ICDS 16
+struct icd_order {
+    int n;
+    char lib[MAX_ICDS][PATH_MAX];
+};
+
+typedef int (*get_platform_ids_fn)(unsigned, void **, unsigned *);
+
+/* Asks the loader at `loader` in a child process (the ICDs it loads, a GPU driver among them,
+ * stay out of perfq): the child dlopens it, lists the platforms and names, for each, the library
+ * that holds its dispatch table's clGetPlatformInfo (dladdr). With `vendors`, the child first sets
+ * OCL_ICD_VENDORS to it and OCL_ICD_PLATFORM_SORT=none (ocl-icd's variables). 0 when the order is
+ * known. */
+static int loader_icd_order(const char *loader, const char *vendors, struct icd_order *out)
+{
+    int fds[2];
+    out->n = 0;
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {   /* drivers may print */
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        alarm(20);
+        unsetenv("OPENCL_LAYERS");
+        if (vendors) {
+            setenv("OCL_ICD_VENDORS", vendors, 1);
+            setenv("OCL_ICD_PLATFORM_SORT", "none", 1);
+        }
+        void *h = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
+        get_platform_ids_fn ids = h ? (get_platform_ids_fn)(uintptr_t)dlsym(h, "clGetPlatformIDs")
+                                    : NULL;
+        void *platforms[64];
+        unsigned n = 0;
+        if (!ids || ids(64, platforms, &n) != 0 || n == 0 || n > 64)
+            _exit(1);
+        const char *last = "";
+        for (unsigned i = 0; i < n; i++) {
+            /* A platform is an ICD object: its first member is the ICD's dispatch table, whose
+             * second entry is the ICD's clGetPlatformInfo. */
+            void *const *dispatch = *(void *const *const *)platforms[i];
+            Dl_info info;
+            if (!dispatch || !dispatch[1] || !dladdr(dispatch[1], &info) || !info.dli_fname ||
+                !info.dli_fname[0] || strchr(info.dli_fname, '\n'))
+                _exit(1);
+            if (strcmp(info.dli_fname, last) == 0)
+                continue;
+            last = info.dli_fname;
+            dprintf(fds[1], "%s\n", info.dli_fname);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    char buf[MAX_ICDS * PATH_MAX / 4];
+    size_t used = 0;
+    ssize_t r;
+    while ((r = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0 ||
+           (r < 0 && errno == EINTR))
+        if (r > 0)
+            used += (size_t)r;
+    close(fds[0]);
+    buf[used] = '\0';
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || used + 1 >= sizeof(buf))
+        return -1;
+    for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = '\0';
+        size_t len = strlen(line);
+        if (out->n == MAX_ICDS || len >= PATH_MAX)
+            return -1;
+        memcpy(out->lib[out->n++], line, len + 1);
+    }
+    return out->n > 0 ? 0 : -1;
+}
+
+static int same_order(const struct icd_order *a, const struct icd_order *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->lib[i], b->lib[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Does the directory hold exactly the .icd files naming `o`'s libraries, in `o`'s order as
+ * readdir gives them (ocl-icd's order with OCL_ICD_PLATFORM_SORT=none)? */
+static int dir_lists(const char *dir, const struct icd_order *o)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int i = 0, ok = 1;
+    struct dirent *e;
+    while (ok && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".icd") != 0)
+            continue;
+        char path[PATH_MAX + 256], line[PATH_MAX + 2] = "";
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "re");
+        ok = f && fgets(line, sizeof(line), f) && i < o->n;
+        if (f)
+            fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        ok = ok && strcmp(line, o->lib[i++]) == 0;
+    }
+    closedir(d);
+    return ok && i == o->n;
+}
+
+/* A vendors directory that makes ocl-icd load `o`'s libraries in `o`'s order: one .icd file per
+ * library, under $PERFQ_CACHE_DIR (else $XDG_CACHE_HOME/perfq or ~/.cache/perfq), kept for the
+ * next run. readdir's order depends on the file system (hashed names on ext4), so the names carry
+ * a salt that is changed until readdir gives the wanted order. 0 with its path in `out`. */
+static int vendors_dir(const struct icd_order *o, char *out, size_t size)
+{
+    char base[PATH_MAX];
+    const char *dir = getenv("PERFQ_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    if (dir && *dir) {
+        snprintf(base, sizeof(base), "%s", dir);
+    } else if ((xdg && *xdg) || (home && *home)) {
+        if (xdg && *xdg) {
+            snprintf(base, sizeof(base), "%s/perfq", xdg);
+        } else {
+            snprintf(base, sizeof(base), "%s/.cache", home);
+            mkdir(base, 0700);
+            snprintf(base, sizeof(base), "%s/.cache/perfq", home);
+        }
+    } else {
+        return -1;
+    }
+    mkdir(base, 0700);
+    uint64_t hash = 1469598103934665603ull;   /* FNV-1a over the libraries, in order */
+    for (int i = 0; i < o->n; i++)
+        for (const char *c = o->lib[i]; ; c++) {
+            hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+    for (unsigned salt = 0; salt < 64; salt++) {
+        int n = snprintf(out, size, "%s/opencl-vendors-%016llx-%u", base,
+                         (unsigned long long)hash, salt);
+        if (n < 0 || (size_t)n >= size || strpbrk(out, ":"))
+            return -1;
+        if (dir_lists(out, o))
+            return 0;
+        if (mkdir(out, 0700) != 0)
+            continue;   /* another order (a salt tried before), or no cache: next */
+        int ok = 1;
+        for (int i = 0; ok && i < o->n; i++) {
+            char path[PATH_MAX + 64];
+            snprintf(path, sizeof(path), "%s/%d-%u.icd", out, i, salt);
+            FILE *f = fopen(path, "we");
+            ok = f && fprintf(f, "%s\n", o->lib[i]) > 0;
+            if (f && fclose(f) != 0)
+                ok = 0;
+        }
+        if (ok && dir_lists(out, o))
+            return 0;
+    }
+    return -1;
+}
+
+/* The variables that change which ICDs ocl-icd 2.3 loads or how it orders them: when the user
+ * set one, perfq leaves them as they are. OCL_ICD_FILENAMES is not one (ocl-icd 2.3.1 does not
+ * read it; the Khronos-derived loaders, CUDA's among them, list its ICDs first): its effect is
+ * part of the order the other loader gives, which the vendors folder then reproduces. */
+static const char *user_icd_setting(void)
+{
+    static const char *const vars[] = {"OCL_ICD_VENDORS", "OCL_ICD_PLATFORM_SORT",
+                                       "OPENCL_VENDOR_PATH"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        if (getenv(vars[i]))
+            return vars[i];
+    return NULL;
+}
+
+/* After preloading ocl-icd (`system`) for `loader`: makes ocl-icd list the platforms in the
+ * order `loader` lists them (a program that takes the first platform must run on the same
+ * device with and without perfq). Both are asked in children; the environment changes only
+ * when ocl-icd, with it, gives the same ICDs in the same order. 0 when the order is kept. */
+static int keep_platform_order(const char *loader, const char *system, char *vendors,
+                               size_t size)
+{
+    struct icd_order want, got;
+    if (loader_icd_order(loader, NULL, &want) != 0 || vendors_dir(&want, vendors, size) != 0 ||
+        loader_icd_order(system, vendors, &got) != 0 || !same_order(&want, &got))
+        return -1;
+    if (setenv("OCL_ICD_VENDORS", vendors, 1) != 0 ||
+        setenv("OCL_ICD_PLATFORM_SORT", "none", 1) != 0) {
+        unsetenv("OCL_ICD_VENDORS");
+        unsetenv("OCL_ICD_PLATFORM_SORT");
+        return -1;
+    }
+    return 0;
+}
+
 static void ensure_layer_capable_loader(void)
 {
     static const char *const system_loaders[] = {
@@ -173,18 +393,37 @@ static void ensure_layer_capable_loader(void)
     if (resolve_loader(loader, sizeof(loader)) != 0 || loader_reads_layers(loader))
         return;   /* no OpenCL here, or a loader that reads OPENCL_LAYERS */
     for (size_t i = 0; i < sizeof(system_loaders) / sizeof(system_loaders[0]); i++) {
-        if (access(system_loaders[i], R_OK) == 0 && loader_reads_layers(system_loaders[i])) {
-            if (prepend("LD_PRELOAD", system_loaders[i], ":") == 0) {
-                /* Always said, not only with -v: another loader may list the platforms in
-                 * another order, and a program that takes the first platform then runs on
-                 * another device than without perfq (CUDA's loader lists PoCL before NVIDIA on
-                 * the GPU machine, ocl-icd NVIDIA first: docs/opencl-layer.md). */
-                fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading "
-                        "%s instead (its order of OpenCL platforms may differ)\n", loader,
-                        system_loaders[i]);
-                return;
+        const char *system = system_loaders[i];
+        if (access(system, R_OK) != 0 || !loader_reads_layers(system))
+            continue;
+        /* Always said, not only with -v. Another loader may list the platforms in another
+         * order (CUDA's loader lists PoCL before NVIDIA on the GPU machine, ocl-icd NVIDIA
+         * first: docs/opencl-layer.md, "Loaders"), and a program that takes the first
+         * platform would run on another device than without perfq: perfq asks both loaders
+         * and, where it can, makes ocl-icd keep the other's order. */
+        const char *user = user_icd_setting();
+        char vendors[PATH_MAX];
+        int kept = !user && keep_platform_order(loader, system, vendors, sizeof(vendors)) == 0;
+        if (prepend("LD_PRELOAD", system, ":") != 0) {
+            if (kept) {
+                unsetenv("OCL_ICD_VENDORS");
+                unsetenv("OCL_ICD_PLATFORM_SORT");
             }
+            continue;
         }
+        if (kept)
+            fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading %s "
+                    "instead, with OCL_ICD_VENDORS=%s and OCL_ICD_PLATFORM_SORT=none so that it "
+                    "lists the OpenCL platforms in the same order\n", loader, system, vendors);
+        else if (user)
+            fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading %s "
+                    "instead, with your %s as set (its order of OpenCL platforms may differ)\n",
+                    loader, system, user);
+        else
+            fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading %s "
+                    "instead (its order of OpenCL platforms may differ: perfq could not "
+                    "reproduce it)\n", loader, system);
+        return;
     }
     fprintf(stderr, "perfq: warning: the OpenCL loader %s ignores OPENCL_LAYERS and no loader "
             "that reads it was found: the OpenCL layer will not load (install ocl-icd)\n",
