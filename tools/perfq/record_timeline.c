@@ -36,6 +36,8 @@ struct device {
     int is_cl;
 };
 
+#define PENDING_STARTS 16   /* more than the 8 frames the GL layer keeps waiting for results */
+
 struct gpu_track {
     uint32_t pid;               /* CMD's process that owns the context or queue */
     uint64_t handle;
@@ -49,6 +51,10 @@ struct gpu_track {
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
     int draws_named;            /* GL: its draws' track (tid + MAX_GPU_TRACKS) is named */
     uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
+    /* GL: frames whose GPU record has not come yet (the layer reads results up to 8 frames
+     * later): their starts, by frame index modulo PENDING_STARTS. */
+    uint64_t frames_sent, gpu_done;
+    uint64_t pending_start[PENDING_STARTS];
 };
 
 struct timeline {
@@ -172,14 +178,27 @@ static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t ha
     return g;
 }
 
-/* The frames in progress hold the trace's events from the oldest one's start: its event comes
- * at its swap with that start, maybe later than the trace's horizon (a first frame compiling
- * shaders under a sanitizer, a program stopped mid-frame). */
+/* The oldest start of a frame of this context whose events may still come: the frame in
+ * progress (its CPU event comes at its swap) or an ended frame whose GPU record has not come
+ * (its GPU interval starts near its start). 0: none known. */
+static uint64_t track_hold(const struct gpu_track *g)
+{
+    uint64_t pending = g->frames_sent - g->gpu_done;
+    if (g->gpu_done < g->frames_sent && pending <= PENDING_STARTS)
+        return g->pending_start[g->gpu_done % PENDING_STARTS];
+    if (g->gpu_done < g->frames_sent)   /* more pending than kept: the oldest kept */
+        return g->pending_start[g->frames_sent % PENDING_STARTS];
+    return g->open_since;
+}
+
+/* Those frames hold the trace's events from the oldest one's start: their events come later
+ * than the trace's horizon may wait (a first frame compiling shaders under a sanitizer, a
+ * program stopped mid-frame with the GPU results of its last frames unread). */
 static void hold_open_frames(struct timeline *tl)
 {
     uint64_t oldest = 0;
     for (size_t i = 0; i < tl->n_tracks; i++) {
-        uint64_t since = tl->tracks[i].open_since;
+        uint64_t since = tl->tracks[i].is_cl ? 0 : track_hold(&tl->tracks[i]);
         if (since && (!oldest || since < oldest))
             oldest = since;
     }
@@ -258,6 +277,9 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
             break;
         struct gpu_track *open = known_context(tl, r->pid, r->a);
         if (open) {
+            open->pending_start[r->b % PENDING_STARTS] = r->t0;
+            if (r->b + 1 > open->frames_sent)
+                open->frames_sent = r->b + 1;
             open->open_since = r->t1;   /* the next frame begins at this swap */
             hold_open_frames(tl);
         }
@@ -268,6 +290,11 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         break;
     }
     case PERFQ_STAT_FRAME_GPU: {
+        struct gpu_track *done = known_context(tl, r->pid, r->a);
+        if (done && r->b + 1 > done->gpu_done) {
+            done->gpu_done = r->b + 1;   /* results come oldest first */
+            hold_open_frames(tl);
+        }
         if (!(r->flags & PERFQ_STAT_HAS_INTERVAL))
             break;
         struct gpu_track *g = track_of(tl, r->pid, r->a, 0, NULL);
