@@ -539,9 +539,22 @@ static void test_run_keeps_platform_order(void **state)
         assert_string_equal(r->out, bare);
         assert_non_null(strstr(r->err, "OCL_ICD_PLATFORM_SORT=none so that it lists the "
                                        "OpenCL platforms in the same order"));
-        /* A second run finds the vendors folder the first one left. */
+        /* The children's answer is kept: an opencl-order-* file (one per key; the second
+         * case's OCL_ICD_FILENAMES makes another) names the folder the note names. */
+        const char *at = strstr(r->err, "OCL_ICD_VENDORS=");
+        assert_non_null(at);
+        at += strlen("OCL_ICD_VENDORS=");
+        const char *end = strstr(at, " and ");
+        assert_non_null(end);
+        char folder[1024], grep[1200 + sizeof(cache)];
+        assert_true((size_t)(end - at) < sizeof(folder));
+        snprintf(folder, sizeof(folder), "%.*s", (int)(end - at), at);
+        snprintf(grep, sizeof(grep), "grep -qxF '%s' %s/opencl-order-*", folder, cache);
+        assert_int_equal(system(grep), 0);
+        /* A second run takes the kept answer and the vendors folder the first one left. */
         run_perfq(r, (const char *[]){"run", "--", cl_platforms_path, NULL});
         assert_string_equal(r->out, bare);
+        assert_non_null(strstr(r->err, folder));
     }
     unsetenv("OCL_ICD_FILENAMES");
     setenv("OCL_ICD_PLATFORM_SORT", "devices", 1);

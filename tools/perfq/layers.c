@@ -299,32 +299,46 @@ static int dir_lists(const char *dir, const struct icd_order *o)
  * library, under $PERFQ_CACHE_DIR (else $XDG_CACHE_HOME/perfq or ~/.cache/perfq), kept for the
  * next run. readdir's order depends on the file system (hashed names on ext4), so the names carry
  * a salt that is changed until readdir gives the wanted order. 0 with its path in `out`. */
-static int vendors_dir(const struct icd_order *o, char *out, size_t size)
+/* perfq's cache folder ($PERFQ_CACHE_DIR, else $XDG_CACHE_HOME/perfq or ~/.cache/perfq),
+ * made if missing. 0 with its path in `base`. */
+static int cache_base(char *base, size_t size)
 {
-    char base[PATH_MAX];
     const char *dir = getenv("PERFQ_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
                *home = getenv("HOME");
     if (dir && *dir) {
-        snprintf(base, sizeof(base), "%s", dir);
+        snprintf(base, size, "%s", dir);
     } else if ((xdg && *xdg) || (home && *home)) {
         if (xdg && *xdg) {
-            snprintf(base, sizeof(base), "%s/perfq", xdg);
+            snprintf(base, size, "%s/perfq", xdg);
         } else {
-            snprintf(base, sizeof(base), "%s/.cache", home);
+            snprintf(base, size, "%s/.cache", home);
             mkdir(base, 0700);
-            snprintf(base, sizeof(base), "%s/.cache/perfq", home);
+            snprintf(base, size, "%s/.cache/perfq", home);
         }
     } else {
         return -1;
     }
     mkdir(base, 0700);
+    return 0;
+}
+
+static uint64_t fnv1a(uint64_t hash, const char *s)
+{
+    for (const char *c = s; ; c++) {
+        hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+        if (!*c)
+            return hash;
+    }
+}
+
+static int vendors_dir(const struct icd_order *o, char *out, size_t size)
+{
+    char base[PATH_MAX];
+    if (cache_base(base, sizeof(base)) != 0)
+        return -1;
     uint64_t hash = 1469598103934665603ull;   /* FNV-1a over the libraries, in order */
     for (int i = 0; i < o->n; i++)
-        for (const char *c = o->lib[i]; ; c++) {
-            hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
-            if (!*c)
-                break;
-        }
+        hash = fnv1a(hash, o->lib[i]);
     for (unsigned salt = 0; salt < 64; salt++) {
         int n = snprintf(out, size, "%s/opencl-vendors-%016llx-%u", base,
                          (unsigned long long)hash, salt);
@@ -367,12 +381,79 @@ static const char *user_icd_setting(void)
  * order `loader` lists them (a program that takes the first platform must run on the same
  * device with and without perfq). Both are asked in children; the environment changes only
  * when ocl-icd, with it, gives the same ICDs in the same order. 0 when the order is kept. */
+static void hash_file(uint64_t *hash, const char *path)
+{
+    struct stat st;
+    char line[128];
+    *hash = fnv1a(*hash, path);
+    if (stat(path, &st) == 0) {
+        snprintf(line, sizeof(line), "%lld:%lld.%09ld", (long long)st.st_size,
+                 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+        *hash = fnv1a(*hash, line);
+    }
+}
+
+/* What decides both loaders' orders: the two loaders, the ICD files in /etc/OpenCL/vendors in
+ * readdir order (size and time of each), and the variables the loaders or the linker read. Two
+ * runs with the same key get the same orders: the children's answer is kept under it. */
+static int order_key_path(const char *loader, const char *system, char *out, size_t size)
+{
+    char base[PATH_MAX];
+    if (cache_base(base, sizeof(base)) != 0)
+        return -1;
+    uint64_t hash = 1469598103934665603ull;
+    hash_file(&hash, loader);
+    hash_file(&hash, system);
+    static const char *const vars[] = {"OCL_ICD_FILENAMES", "LD_LIBRARY_PATH", "LD_PRELOAD"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        hash = fnv1a(fnv1a(hash, vars[i]), v ? v : "");
+    }
+    DIR *d = opendir("/etc/OpenCL/vendors");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "/etc/OpenCL/vendors/%s", e->d_name);
+        hash_file(&hash, path);
+    }
+    if (d)
+        closedir(d);
+    int n = snprintf(out, size, "%s/opencl-order-%016llx", base, (unsigned long long)hash);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
 static int keep_platform_order(const char *loader, const char *system, char *vendors,
                                size_t size)
 {
-    struct icd_order want, got;
-    if (loader_icd_order(loader, NULL, &want) != 0 || vendors_dir(&want, vendors, size) != 0 ||
-        loader_icd_order(system, vendors, &got) != 0 || !same_order(&want, &got))
+    /* The children load every OpenCL driver (NVIDIA's takes a while): their answer is kept
+     * per key, the vendors folder when the orders matched, "none" when they did not. */
+    char key[PATH_MAX + 64], line[PATH_MAX + 2] = "";
+    int have_key = order_key_path(loader, system, key, sizeof(key)) == 0;
+    FILE *kept = have_key ? fopen(key, "re") : NULL;
+    int known = kept && fgets(line, sizeof(line), kept);
+    if (kept)
+        fclose(kept);
+    line[strcspn(line, "\n")] = '\0';
+    int ok;
+    if (known && strcmp(line, "none") == 0) {
+        ok = 0;
+    } else if (known && line[0] == '/' && strlen(line) < size && access(line, R_OK) == 0) {
+        snprintf(vendors, size, "%s", line);
+        ok = 1;
+    } else {
+        struct icd_order want, got;
+        int answered = loader_icd_order(loader, NULL, &want) == 0 &&
+                       vendors_dir(&want, vendors, size) == 0 &&
+                       loader_icd_order(system, vendors, &got) == 0;
+        ok = answered && same_order(&want, &got);
+        /* Kept only when both answered (a child that failed may not fail next time). */
+        FILE *f = have_key && answered ? fopen(key, "we") : NULL;
+        if (f) {
+            fprintf(f, "%s\n", ok ? vendors : "none");
+            fclose(f);
+        }
+    }
+    if (!ok)
         return -1;
     if (setenv("OCL_ICD_VENDORS", vendors, 1) != 0 ||
         setenv("OCL_ICD_PLATFORM_SORT", "none", 1) != 0) {
