@@ -6,6 +6,7 @@
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP. */
 #include <fcntl.h>
 #include <json-c/json.h>
+
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "json_report.h"
 
 static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static char self_path[4096];
@@ -149,24 +152,6 @@ static int run_perfq_kill_cmd(long ticks, char **report)
     close(rep);
     unlink(rep_path);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static json_object *get(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
-        json_object *next = NULL;
-        if (!json_object_object_get_ex(o, k, &next))
-            fail_msg("no '%s' in the report (%s)", k, path);
-        o = next;
-    }
-    return o;
-}
-
-static int64_t get_int(json_object *o, const char *path)
-{
-    return json_object_get_int64(get(o, path));
 }
 
 static json_object *group(json_object *o, const char *list, const char *name)

@@ -202,9 +202,10 @@ def test_exit_status():
           "exit: status 2 expected, got %d, %s" % (rc, t["otherData"]))
 
 
-def test_killed():
-    """SIGKILL to CMD mid-run: perfq still finishes a valid trace and exits 128 + 9."""
-    fd, path = tempfile.mkstemp(prefix="perfq-record-kill-", suffix=".json")
+def record_until_frame(prefix):
+    """perfq record of the GL example (a million frames) in the background, until a frame
+    reached the file: (the perfq process, the trace's path, CMD's pid or None)."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".json")
     os.close(fd)
     p = subprocess.Popen([PERFQ, "record", "-o", path, "--", GL, "1000000"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -218,6 +219,12 @@ def test_killed():
                 if '"cat":"gl"' in line:
                     pid = json.loads(line.rstrip().rstrip(","))["pid"]
                     break
+    return p, path, pid
+
+
+def test_killed():
+    """SIGKILL to CMD mid-run: perfq still finishes a valid trace and exits 128 + 9."""
+    p, path, pid = record_until_frame("perfq-record-kill-")
     check(pid is not None, "killed: no frame reached the file while CMD ran")
     if pid is not None:
         os.kill(pid, signal.SIGKILL)
@@ -240,19 +247,7 @@ def test_stopped_mid_frame():
     horizon: the host counter events of those seconds wait for the frame in progress, whose
     event comes at its swap with its start, so nothing is written out of order (before the
     hold, the frame and its GPU interval came after later events had been written)."""
-    fd, path = tempfile.mkstemp(prefix="perfq-record-stop-", suffix=".json")
-    os.close(fd)
-    p = subprocess.Popen([PERFQ, "record", "-o", path, "--", GL, "1000000"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    pid = None
-    deadline = time.monotonic() + 300
-    while pid is None and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.2)
-        with open(path) as f:
-            for line in f:
-                if '"cat":"gl"' in line:
-                    pid = json.loads(line.rstrip().rstrip(","))["pid"]
-                    break
+    p, path, pid = record_until_frame("perfq-record-stop-")
     check(pid is not None, "stopped: no frame reached the file while CMD ran")
     if pid is not None:
         # Frames are back to back (each begins at the previous swap): a frame is in progress.

@@ -23,6 +23,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS   /* clCreateCommandQueue: the example's path */
 #include <CL/cl.h>
 #include <json-c/json.h>
+
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +36,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "../json_report.h"
 
 static const char *perfq_exe;
 static char self[4096];
@@ -210,24 +213,6 @@ static int stat_case(const char *name, json_object **report)
     unlink(path);
     assert_non_null(*report);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static json_object *get(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
-        json_object *next = NULL;
-        if (!json_object_object_get_ex(o, k, &next))
-            fail_msg("no '%s' in the report (%s)", k, path);
-        o = next;
-    }
-    return o;
-}
-
-static int64_t get_int(json_object *o, const char *path)
-{
-    return json_object_get_int64(get(o, path));
 }
 
 /* The report's group of one command type: count, timed and bytes exact, a duration. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+
 #include <poll.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "../json_report.h"
 
 static const char *perfq_path, *app_path;
 static pid_t app_pid = -1;
@@ -145,24 +148,6 @@ static int run_perfq(const char *const *args, long uid, char **out, char **err)
     *out = slurp(o);
     *err = slurp(e);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static json_object *get(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
-        json_object *next = NULL;
-        if (!json_object_object_get_ex(o, k, &next))
-            fail_msg("no '%s' in the report (%s)", k, path);
-        o = next;
-    }
-    return o;
-}
-
-static int64_t get_int(json_object *o, const char *path)
-{
-    return json_object_get_int64(get(o, path));
 }
 
 /* The share group whose first tag has this name. */
