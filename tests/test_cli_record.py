@@ -222,6 +222,15 @@ def record_until_frame(prefix):
     return p, path, pid
 
 
+def finish_record(p, path, what):
+    """Waits for perfq record to end: (its stderr, the parsed trace); the file is removed."""
+    _, err = p.communicate(timeout=300)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    return err, parse(text, what)
+
+
 def test_killed():
     """SIGKILL to CMD mid-run: perfq still finishes a valid trace and exits 128 + 9."""
     p, path, pid = record_until_frame("perfq-record-kill-")
@@ -230,11 +239,7 @@ def test_killed():
         os.kill(pid, signal.SIGKILL)
     else:
         p.kill()
-    _, err = p.communicate(timeout=300)
-    with open(path) as f:
-        text = f.read()
-    os.unlink(path)
-    t = parse(text, "killed")
+    err, t = finish_record(p, path, "killed")
     check(p.returncode == 128 + 9, "killed: exit status %d (%s)" % (p.returncode, err))
     check(t["otherData"].get("exit_status") == 137, "killed: otherData %s" % t["otherData"])
     frames = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl"]
@@ -258,11 +263,7 @@ def test_stopped_mid_frame():
         os.kill(pid, signal.SIGKILL)
     else:
         p.kill()
-    _, err = p.communicate(timeout=300)
-    with open(path) as f:
-        text = f.read()
-    os.unlink(path)
-    t = parse(text, "stopped")
+    err, t = finish_record(p, path, "stopped")
     frames = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl"]
     long_frames = [e for e in frames if e["dur"] >= 2.5e6]   # us
     check(len(long_frames) >= 1, "stopped: a frame of 2.5 s or more (%d frames)" % len(frames))
