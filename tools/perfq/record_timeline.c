@@ -196,10 +196,16 @@ static uint64_t track_hold(const struct gpu_track *g)
  * program stopped mid-frame with the GPU results of its last frames unread). */
 static void hold_open_frames(struct timeline *tl)
 {
-    uint64_t oldest = 0;
+    /* A context whose frames stopped (destroyed with results unread, its process gone) would
+     * hold the window for every other one: it counts only while its hold is within
+     * TRACE_HOLD_MAX_NS of the newest swap seen. */
+    uint64_t newest = 0, oldest = 0;
+    for (size_t i = 0; i < tl->n_tracks; i++)
+        if (!tl->tracks[i].is_cl && tl->tracks[i].open_since > newest)
+            newest = tl->tracks[i].open_since;
     for (size_t i = 0; i < tl->n_tracks; i++) {
         uint64_t since = tl->tracks[i].is_cl ? 0 : track_hold(&tl->tracks[i]);
-        if (since && (!oldest || since < oldest))
+        if (since && since + TRACE_HOLD_MAX_NS >= newest && (!oldest || since < oldest))
             oldest = since;
     }
     trace_hold(tl->trace, oldest);
