@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "gl/gl_layer.h"
 #include <unistd.h>
 
 #include "glx_test.h"
@@ -38,12 +40,6 @@
 #define GPU_SHARE_OK(ns, wall) ((ns) >= (wall) / 2)
 #endif
 
-/* A copy of struct perfq_gl_layer_stats (src/gl/gl_layer.h: keep them the same; the layer
- * writes the whole struct). */
-struct stats {
-    uint64_t contexts, vqueries, segments, program_records, timers, fences_pending, frontend;
-    uint64_t vquery_links;
-};
 
 int main(void)
 {
@@ -51,13 +47,15 @@ int main(void)
     int rc = glxt_create(&t, 0, 90, 400);
     if (rc != 0)
         return rc;
-    void (*stats_fn)(struct stats *) = (void (*)(struct stats *))dlsym(RTLD_DEFAULT,
-                                                                       "perfq_gl_layer_stats");
+    /* The layer's own struct (a copy here once fell behind it: the layer writes all of it),
+     * its function found as an unmodified program would, through dlsym. */
+    void (*stats_fn)(struct perfq_gl_layer_stats *) =
+        (void (*)(struct perfq_gl_layer_stats *))dlsym(RTLD_DEFAULT, "perfq_gl_layer_stats");
     if (!stats_fn) {
         fprintf(stderr, "the layer is not loaded\n");
         return 1;
     }
-    struct stats st;
+    struct perfq_gl_layer_stats st;
     stats_fn(&st);
     int ok = st.contexts >= 1;
     const char *renderer = (const char *)glGetString(GL_RENDERER);
