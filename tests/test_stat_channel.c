@@ -168,10 +168,8 @@ static int writer_main(int argc, char **argv)
 /* Starts this binary as a writer on `ring` (its fd inherited, as CMD's). */
 static pid_t spawn_writer(int fd, const char *mode, const char *a1, const char *a2, const char *a3)
 {
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
     char env[64];
-    snprintf(env, sizeof env, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -275,10 +273,8 @@ static void threads_one_process(void **state)
     struct perfq_stat_ring ring;
     int fd = perfq_stat_ring_create(&ring, 1024);
     assert_true(fd >= 0);
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
     char env[64];
-    snprintf(env, sizeof env, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
     setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
     /* This process attaches once: the only case that writes from it. */
     assert_true(perfq_stat_channel_active());

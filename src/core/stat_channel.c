@@ -163,6 +163,19 @@ void perfq_stat_channel_count_drops(uint64_t n)
 
 /* ---- the reader (perfq) ---------------------------------------------------------------------- */
 
+int perfq_stat_channel_env(int fd, char *out, size_t size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    int n = snprintf(out, size, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t n)
 {
     memset(ring, 0, sizeof(*ring));

@@ -215,6 +215,9 @@ struct perfq_stat_ring {
 /* Makes the memfd (not close-on-exec: CMD inherits it) with `slots` slots (a power of two, at
  * most PERFQ_STAT_RING_MAX_SLOTS) and maps it. Returns the fd, or -1 with errno set. */
 int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t slots);
+/* The value of PERFQ_STAT_CHANNEL for the ring's fd: "FD:INO" (the memfd's inode, which a layer
+ * checks before it attaches). 0, or -1 with errno set (fstat failed, or `size` too small). */
+int perfq_stat_channel_env(int fd, char *out, size_t size);
 /* The next record, in reservation order: 1 when one was copied to *out, 0 when there is none
  * now. now_ns (CLOCK_MONOTONIC) times a reserved slot's wait; with `final` (CMD has exited) a
  * reserved slot is given up at once. A call gives up at most `slots` slots (head - tail). */

@@ -134,10 +134,8 @@ static void reentrant_driver(void **state)
     struct perfq_stat_ring ring;
     int fd = perfq_stat_ring_create(&ring, 4096);
     assert_true(fd >= 0);
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
     char env[64];
-    snprintf(env, sizeof env, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
     setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
 
     /* A private copy of the layer: its own channel instance attaches to this ring. */

@@ -410,12 +410,9 @@ struct stat_collect *stat_collect_open(struct trace *trace)
             goto fail;
         c->page->flags = PERFQ_STAT_PAGE_TIMELINE;
     }
-    struct stat ps;
-    if (fstat(c->page_fd, &ps) != 0)
-        goto fail;
     char env[64];
-    snprintf(env, sizeof(env), "%d:%llu", c->page_fd, (unsigned long long)ps.st_ino);
-    if (setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
+    if (perfq_stat_channel_env(c->page_fd, env, sizeof(env)) != 0 ||
+        setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
         goto fail;
     return c;
 fail:
