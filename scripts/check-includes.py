@@ -43,8 +43,9 @@ ALLOWED = {
     'src/cl': {'perfq', 'core', 'cl', 'providers/opencl_command.h', 'providers/nvml_interval.h'},
     # EGL front ends sit on the GL layer's interface (and open its providers)
     'src/egl': {'perfq', 'core', 'gl/gl_layer.h', 'gl/providers/'},
-    # the CLI: the C API and the layers' two channels
-    'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/memory_channel.h', ''},
+    # the CLI: the C API, the layers' two channels and the cache folder they share
+    'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/memory_channel.h',
+                    'core/cache_dir.h', ''},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/cache_dir.h"
 
 static int find_layer(const char *file, const char *build_subdir, char *out, size_t size)
 {
@@ -299,29 +300,6 @@ static int dir_lists(const char *dir, const struct icd_order *o)
  * library, under $PERFQ_CACHE_DIR (else $XDG_CACHE_HOME/perfq or ~/.cache/perfq), kept for the
  * next run. readdir's order depends on the file system (hashed names on ext4), so the names carry
  * a salt that is changed until readdir gives the wanted order. 0 with its path in `out`. */
-/* perfq's cache folder ($PERFQ_CACHE_DIR, else $XDG_CACHE_HOME/perfq or ~/.cache/perfq),
- * made if missing. 0 with its path in `base`. */
-static int cache_base(char *base, size_t size)
-{
-    const char *dir = getenv("PERFQ_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-               *home = getenv("HOME");
-    if (dir && *dir) {
-        snprintf(base, size, "%s", dir);
-    } else if ((xdg && *xdg) || (home && *home)) {
-        if (xdg && *xdg) {
-            snprintf(base, size, "%s/perfq", xdg);
-        } else {
-            snprintf(base, size, "%s/.cache", home);
-            mkdir(base, 0700);
-            snprintf(base, size, "%s/.cache/perfq", home);
-        }
-    } else {
-        return -1;
-    }
-    mkdir(base, 0700);
-    return 0;
-}
-
 static uint64_t fnv1a(uint64_t hash, const char *s)
 {
     for (const char *c = s; ; c++) {
@@ -334,7 +312,7 @@ static uint64_t fnv1a(uint64_t hash, const char *s)
 static int vendors_dir(const struct icd_order *o, char *out, size_t size)
 {
     char base[PATH_MAX];
-    if (cache_base(base, sizeof(base)) != 0)
+    if (perfq_cache_dir(base, sizeof(base), 1) != 0)
         return -1;
     uint64_t hash = 1469598103934665603ull;   /* FNV-1a over the libraries, in order */
     for (int i = 0; i < o->n; i++)
@@ -399,7 +377,7 @@ static void hash_file(uint64_t *hash, const char *path)
 static int order_key_path(const char *loader, const char *system, char *out, size_t size)
 {
     char base[PATH_MAX];
-    if (cache_base(base, sizeof(base)) != 0)
+    if (perfq_cache_dir(base, sizeof(base), 1) != 0)
         return -1;
     uint64_t hash = 1469598103934665603ull;
     hash_file(&hash, loader);

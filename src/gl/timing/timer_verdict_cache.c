@@ -11,6 +11,7 @@
  * driver wins; a file over 64 KiB is read but no longer grown; a line that does not parse is
  * skipped. Any failure (no home, read-only disk) only means the self-check runs.
  */
+#include "core/cache_dir.h"
 #include "gl/timing/timer_internal.h"
 
 #include <fcntl.h>
@@ -32,30 +33,9 @@ static int cache_enabled(void)
 /* The cache file's path, making its folder when `make` is set; 0 when there is none. */
 static int cache_path(char *out, size_t size, int make)
 {
-    const char *dir = getenv("PERFQ_CACHE_DIR");
     char folder[4096];
-    if (dir && *dir) {
-        snprintf(folder, sizeof folder, "%s", dir);
-    } else {
-        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(folder, sizeof folder, "%s/perfq", xdg);
-        else if (home && *home)
-            snprintf(folder, sizeof folder, "%s/.cache/perfq", home);
-        else
-            return 0;
-        if (make) {
-            char parent[4096];
-            snprintf(parent, sizeof parent, "%s", folder);
-            char *slash = strrchr(parent, '/');
-            if (slash && slash != parent) {
-                *slash = '\0';
-                mkdir(parent, 0700);   /* ~/.cache may not exist yet */
-            }
-        }
-    }
-    if (make)
-        mkdir(folder, 0700);
+    if (perfq_cache_dir(folder, sizeof folder, make) != 0)
+        return 0;
     int n = snprintf(out, size, "%s/%s", folder, CACHE_FILE);
     return n > 0 && (size_t)n < size;
 }
