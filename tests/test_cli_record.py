@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-PERFQ, GL, CL = sys.argv[1:4]
+PERFQ, GL, CL, CL_LATE = sys.argv[1:5]
 failures = []
 
 
@@ -135,6 +135,60 @@ def test_cl():
     od = t["otherData"]
     check(od.get("opencl_commands") == 140 and od.get("gpu_intervals") == 140,
           "cl: otherData %s" % od)
+
+
+def check_cl_late(args, queues_want, commands_want):
+    """perfq record of perfq-test-cl-late ARGS: valid, monotonic, nothing out of order or
+    dropped, every command's enqueue call and GPU interval there, on queues_want queue tracks,
+    and on each queue the k-th earliest GPU interval begins no earlier than the k-th earliest
+    enqueue call (each command starts after its enqueue call began: the times the hold
+    uses)."""
+    what = "cl-late " + " ".join(args)
+    rc, text, err = record([CL_LATE] + args)
+    check(rc == 0, "%s: exit status %d (%s)" % (what, rc, err))
+    t = parse(text, what)
+    check_monotonic(t, what)
+    od = t["otherData"]
+    check(od.get("opencl_commands") == commands_want and
+          od.get("gpu_intervals") == commands_want and od.get("records_dropped") == 0 and
+          od.get("gpu_intervals_unmatched") == 0,
+          "%s: %d commands expected, otherData %s" % (what, commands_want, od))
+    threads = names(t, "thread")
+    tracks = {k: int(n.split()[2], 16) for k, n in threads.items()
+              if n.startswith("OpenCL queue 0x")}
+    check(len(tracks) == queues_want, "%s: %d queue tracks: %s" % (what, queues_want, threads))
+    x = [e for e in t["traceEvents"] if e["ph"] == "X"]
+    calls = [e for e in x if e["cat"] == "opencl-call"]
+    gpu = [e for e in x if e["cat"] == "opencl"]
+    check(len(calls) == commands_want and len(gpu) == commands_want,
+          "%s: %d enqueue calls and %d GPU intervals, %d expected"
+          % (what, len(calls), len(gpu), commands_want))
+    for track, queue in tracks.items():
+        starts = sorted(e["ts"] for e in gpu if (e["pid"], e["tid"]) == track)
+        begun = sorted(e["ts"] for e in calls if e["args"]["queue"] == queue)
+        check(len(starts) == len(begun) and all(s >= b for s, b in zip(starts, begun)),
+              "%s: queue 0x%x: %d intervals, %d calls, an interval before its call: %s"
+              % (what, queue, len(starts), len(begun),
+                 [(s, b) for s, b in zip(starts, begun) if s < b][:3]))
+    # The shape the test needs: the first command ran more than 2.5 s before the program's
+    # last call (its blocking read after the sleep and clFinish), so its times came late.
+    if calls and gpu:
+        late = max(e["ts"] for e in calls) - min(e["ts"] for e in gpu)
+        check(late >= 2.5e6, "%s: the first command ran only %.0f us before the last call"
+              % (what, late))
+
+
+def test_cl_late():
+    """30 rounds of a write and a kernel, 2.6 s of sleep, clFinish: the commands' times come
+    2.6 s after they ran, later than the writer's 2 s horizon; before the queues held the
+    window, they were written after the host counters of those seconds (out of order)."""
+    check_cl_late(["late", "30", "2600"], 2, 2 * 30 + 1)
+
+
+def test_cl_inflight():
+    """A long kernel, 2000 rounds of a write and a kernel behind it, 500 writes on a second
+    queue, 2.6 s of sleep, clFinish on each: thousands of commands pending at once."""
+    check_cl_late(["inflight", "2000", "2600"], 2, 1 + 2 * 2000 + 1 + 500)
 
 
 def test_gl_per_draw():
@@ -270,8 +324,8 @@ def test_stopped_mid_frame():
     check_monotonic(t, "stopped")
 
 
-for test in (test_gl, test_gl_per_draw, test_cl, test_exit_status, test_killed,
-             test_stopped_mid_frame):
+for test in (test_gl, test_gl_per_draw, test_cl, test_cl_late, test_cl_inflight,
+             test_exit_status, test_killed, test_stopped_mid_frame):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

@@ -15,6 +15,13 @@
  * ranges over its commands; the midpoint converts START and END to the CPU clock, half the width
  * is the error (written with each interval as clock_error_ns). An empty intersection (clocks
  * that drift, a driver that stamps QUEUED outside the call) restarts from the latest command.
+ *
+ * The reorder window's hold (trace_hold): a GL context holds it from the start of its oldest
+ * frame whose events may still come, an OpenCL queue from the start of the oldest enqueue call
+ * whose command has not come (the layer reads a command's times at the program's blocking
+ * calls, possibly seconds after it ran). A command's interval never begins before its call's
+ * t0, the time its queue holds from: the offset used is at most QUEUED - t0 of that command
+ * (the intersection includes its range), and START >= QUEUED, so START - offset >= t0.
  */
 #include "record_timeline.h"
 
@@ -37,6 +44,17 @@ struct device {
 };
 
 #define PENDING_STARTS 16   /* more than the 8 frames the GL layer keeps waiting for results */
+/* OpenCL enqueue calls whose command has not come, over all queues: 1 MiB. Calls past it do
+ * not hold the window (their commands may then be written out of order, counted). */
+#define MAX_CL_WAITS 65536
+
+/* An OpenCL enqueue call waiting for its command's record: its CPU start (0: the command came,
+ * a hole left until it reaches the front), and the earliest start of it and every later call
+ * of its queue (so the oldest call's entry holds for the whole queue, whatever order calls of
+ * several threads arrived in). */
+struct cl_wait {
+    uint64_t t0, hold;
+};
 
 struct gpu_track {
     uint32_t pid;               /* CMD's process that owns the context or queue */
@@ -55,6 +73,10 @@ struct gpu_track {
      * later): their starts, by frame index modulo PENDING_STARTS. */
     uint64_t frames_sent, gpu_done;
     uint64_t pending_start[PENDING_STARTS];
+    /* OpenCL: the calls whose command has not come, oldest first: a ring of waits_cap (a power
+     * of two) from waits_head, waits_n entries, waits_done of them holes. */
+    struct cl_wait *waits;
+    size_t waits_head, waits_n, waits_cap, waits_done;
 };
 
 struct timeline {
@@ -68,6 +90,8 @@ struct timeline {
     size_t n_named;
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
     uint64_t draws, draw_intervals;
+    uint64_t newest;            /* the latest swap or enqueue call seen (CLOCK_MONOTONIC ns) */
+    size_t cl_waits;            /* entries in every queue's waits */
 };
 
 struct timeline *timeline_open(struct trace *t)
@@ -178,11 +202,90 @@ static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t ha
     return g;
 }
 
+static struct cl_wait *wait_at(const struct gpu_track *g, size_t i)
+{
+    return &g->waits[(g->waits_head + i) & (g->waits_cap - 1)];
+}
+
+/* Drops the holes at the front, and entries older than TRACE_HOLD_MAX_NS before the newest
+ * call or swap (a command whose record never comes: dropped, its process gone); when holes are
+ * more than half, closes them up and makes each entry's hold exact again. */
+static void waits_trim(struct timeline *tl, struct gpu_track *g)
+{
+    while (g->waits_n) {
+        struct cl_wait *w = wait_at(g, 0);
+        if (w->t0 && w->t0 + TRACE_HOLD_MAX_NS >= tl->newest)
+            break;
+        if (!w->t0)
+            g->waits_done--;
+        g->waits_head = (g->waits_head + 1) & (g->waits_cap - 1);
+        g->waits_n--;
+        tl->cl_waits--;
+    }
+    if (g->waits_done * 2 <= g->waits_n)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < g->waits_n; i++)
+        if (wait_at(g, i)->t0)
+            *wait_at(g, kept++) = *wait_at(g, i);
+    tl->cl_waits -= g->waits_n - kept;
+    g->waits_n = kept;
+    g->waits_done = 0;
+    uint64_t min = UINT64_MAX;
+    for (size_t i = kept; i-- > 0;) {
+        struct cl_wait *w = wait_at(g, i);
+        min = w->t0 < min ? w->t0 : min;
+        w->hold = min;
+    }
+}
+
+/* An enqueue call on this queue (its command's record comes when the layer reads its times). */
+static void wait_add(struct timeline *tl, struct gpu_track *g, uint64_t t0)
+{
+    waits_trim(tl, g);   /* a queue whose commands stopped coming keeps no more */
+    if (!t0 || tl->cl_waits >= MAX_CL_WAITS)
+        return;
+    if (g->waits_n == g->waits_cap) {
+        size_t cap = g->waits_cap ? 2 * g->waits_cap : 64;
+        struct cl_wait *grown = malloc(cap * sizeof(*grown));
+        if (!grown)
+            return;
+        for (size_t i = 0; i < g->waits_n; i++)
+            grown[i] = *wait_at(g, i);
+        free(g->waits);
+        g->waits = grown;
+        g->waits_cap = cap;
+        g->waits_head = 0;
+    }
+    *wait_at(g, g->waits_n++) = (struct cl_wait){t0, t0};
+    tl->cl_waits++;
+    /* Calls of several threads may come in another order than they began. */
+    for (size_t i = g->waits_n - 1; i-- > 0 && wait_at(g, i)->hold > t0;)
+        wait_at(g, i)->hold = t0;
+}
+
+/* Its command came: the call holds no more. */
+static void wait_done(struct timeline *tl, struct gpu_track *g, uint64_t t0)
+{
+    for (size_t i = 0; t0 && i < g->waits_n; i++) {
+        struct cl_wait *w = wait_at(g, i);
+        if (w->t0 == t0) {
+            w->t0 = 0;
+            g->waits_done++;
+            break;
+        }
+    }
+    waits_trim(tl, g);
+}
+
 /* The oldest start of a frame of this context whose events may still come: the frame in
  * progress (its CPU event comes at its swap) or an ended frame whose GPU record has not come
- * (its GPU interval starts near its start). 0: none known. */
+ * (its GPU interval starts near its start); of a queue, its oldest enqueue call whose command
+ * has not come. 0: none known. */
 static uint64_t track_hold(const struct gpu_track *g)
 {
+    if (g->is_cl)
+        return g->waits_n ? wait_at(g, 0)->hold : 0;
     uint64_t pending = g->frames_sent - g->gpu_done;
     if (g->gpu_done < g->frames_sent && pending <= PENDING_STARTS)
         return g->pending_start[g->gpu_done % PENDING_STARTS];
@@ -191,21 +294,22 @@ static uint64_t track_hold(const struct gpu_track *g)
     return g->open_since;
 }
 
-/* Those frames hold the trace's events from the oldest one's start: their events come later
- * than the trace's horizon may wait (a first frame compiling shaders under a sanitizer, a
- * program stopped mid-frame with the GPU results of its last frames unread). */
+/* Those frames and commands hold the trace's events from the oldest one's start: their events
+ * come later than the trace's horizon may wait (a first frame compiling shaders under a
+ * sanitizer, a program stopped mid-frame with the GPU results of its last frames unread, OpenCL
+ * commands read at a clFinish seconds after they ran). */
 static void hold_open_frames(struct timeline *tl)
 {
-    /* A context whose frames stopped (destroyed with results unread, its process gone) would
-     * hold the window for every other one: it counts only while its hold is within
-     * TRACE_HOLD_MAX_NS of the newest swap seen. */
-    uint64_t newest = 0, oldest = 0;
+    /* A context whose frames stopped (destroyed with results unread, its process gone) or a
+     * queue whose command never comes would hold the window for every other one: it counts
+     * only while its hold is within TRACE_HOLD_MAX_NS of the newest swap or call seen. */
+    uint64_t oldest = 0;
     for (size_t i = 0; i < tl->n_tracks; i++)
-        if (!tl->tracks[i].is_cl && tl->tracks[i].open_since > newest)
-            newest = tl->tracks[i].open_since;
+        if (!tl->tracks[i].is_cl && tl->tracks[i].open_since > tl->newest)
+            tl->newest = tl->tracks[i].open_since;
     for (size_t i = 0; i < tl->n_tracks; i++) {
-        uint64_t since = tl->tracks[i].is_cl ? 0 : track_hold(&tl->tracks[i]);
-        if (since && since + TRACE_HOLD_MAX_NS >= newest && (!oldest || since < oldest))
+        uint64_t since = track_hold(&tl->tracks[i]);
+        if (since && since + TRACE_HOLD_MAX_NS >= tl->newest && (!oldest || since < oldest))
             oldest = since;
     }
     trace_hold(tl->trace, oldest);
@@ -347,6 +451,13 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         break;
     }
     case PERFQ_STAT_CL_ENQUEUE: {
+        struct gpu_track *q = track_of(tl, r->pid, r->b, 1, NULL);
+        if (q && r->t0) {
+            if (r->t0 > tl->newest)
+                tl->newest = r->t0;
+            wait_add(tl, q, r->t0);
+            hold_open_frames(tl);
+        }
         name_thread(tl, r->pid, r->tid);
         char label[100];
         snprintf(label, sizeof(label), "enqueue %s", command_label(r, buf, sizeof(buf)));
@@ -355,10 +466,17 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         tl->cpu_events++;
         break;
     }
-    case PERFQ_STAT_CL_COMMAND:
+    case PERFQ_STAT_CL_COMMAND: {
         if (r->flags & PERFQ_STAT_HAS_GPU_TIME)
             cl_interval(tl, r);
+        /* Its interval is in the window: the queue holds from its next call. */
+        struct gpu_track *q = r->t0 ? track_of(tl, r->pid, r->b, 1, NULL) : NULL;
+        if (q && q->waits_n) {
+            wait_done(tl, q, r->t0);
+            hold_open_frames(tl);
+        }
         break;
+    }
     case PERFQ_STAT_GL_MEMORY: {
         static const char *const kinds[3] = {"textures", "renderbuffers", "buffers"};
         const uint64_t kib[3] = {r->b, r->c, r->d};
@@ -387,6 +505,8 @@ void timeline_close(struct timeline **ptl)
     trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
     trace_note(tl->trace, "draws", tl->draws);
     trace_note(tl->trace, "draw_intervals", tl->draw_intervals);
+    for (size_t i = 0; i < tl->n_tracks; i++)
+        free(tl->tracks[i].waits);
     pthread_mutex_destroy(&tl->lock);
     free(tl);
 }

@@ -44,9 +44,10 @@ void trace_counter(struct trace *t, uint32_t pid, uint64_t ns, const char *name,
 /* Lets events older than the horizon out (call regularly: now is CLOCK_MONOTONIC ns). */
 void trace_tick(struct trace *t, uint64_t now_ns);
 /* Holds back events from hold_ns on (CLOCK_MONOTONIC ns; 0: none): an interval known to have
- * begun then (a frame in progress) will be added with that start, later than the horizon
- * would wait. A hold counts for at most TRACE_HOLD_MAX_NS: a frame that never ends (its context
- * or process gone) holds nothing after that. */
+ * begun then (a frame in progress, an OpenCL command whose times have not come) will be added
+ * with that start, later than the horizon would wait. A hold counts for at most
+ * TRACE_HOLD_MAX_NS: a frame that never ends (its context or process gone) holds nothing after
+ * that. */
 void trace_hold(struct trace *t, uint64_t hold_ns);
 /* A key of the closing "otherData" object (static key; at most 16). */
 void trace_note(struct trace *t, const char *key, uint64_t value);
