@@ -6,9 +6,12 @@
 - libperfq-cl.so exports the OpenCL loader's layer entry points only;
 - libperfq.so's public node (PERFQ_0) holds only what include/perfq/perfq.h declares;
 - neither layer names a GL, EGL or OpenCL library as a dependency: the GL layer calls the
-  libraries the program loaded, so a program that uses none loads none.
+  libraries the program loaded, so a program that uses none loads none;
+- the GL layer's preload stub libperfq-gl-lazy.so exports exactly the GL layer's names plus
+  perfq_gl_lazy_next (the one call the layer makes into it), and needs nothing but libc and the
+  dynamic loader (a process that never calls GL loads nothing else: lazy_preload.c).
 
-Usage: check-layer-abi.py NM READELF PERFQ_H LIBPERFQ [GL_LAYER] [CL_LAYER]
+Usage: check-layer-abi.py NM READELF PERFQ_H LIBPERFQ [GL_LAYER] [CL_LAYER] [GL_LAZY]
 (a layer path is '' where the build has no such layer).
 """
 import re
@@ -42,6 +45,7 @@ def main():
     nm, readelf, header, engine = sys.argv[1:5]
     gl = sys.argv[5] if len(sys.argv) > 5 else ''
     cl = sys.argv[6] if len(sys.argv) > 6 else ''
+    lazy = sys.argv[7] if len(sys.argv) > 7 else ''
     bad = []
     with open(header, encoding='utf-8') as f:
         declared = set(re.findall(r'\b(perfq_[a-z0-9_]+)\s*\(', f.read()))
@@ -60,6 +64,16 @@ def main():
         if syms != CL_ENTRY_POINTS:
             bad.append(f'{cl}: exports {sorted(syms)}, not the layer entry points '
                        f'{sorted(CL_ENTRY_POINTS)}')
+    if lazy and gl:
+        want = set(exported(nm, gl)) | {'perfq_gl_lazy_next'}
+        have = set(exported(nm, lazy))
+        if have != want:
+            bad.append(f'{lazy}: exports {sorted(have - want)} more and {sorted(want - have)} '
+                       f'fewer than {gl} and perfq_gl_lazy_next')
+        for dep in needed(readelf, lazy):
+            if not re.match(r'^(libc\.so\.6|ld-linux[-a-z0-9_.]*\.so\.[0-9]+|libdl\.so\.2|'
+                            r'libpthread\.so\.0)$', dep):
+                bad.append(f'{lazy}: depends on {dep} (loaded into every process at its start)')
     for lib in (gl, cl):
         if lib:
             for dep in needed(readelf, lib):
@@ -70,7 +84,8 @@ def main():
         print(b)
     if bad:
         return 1
-    print('the layers export their API only and depend on no GL, EGL or OpenCL library')
+    print('the layers export their API only and depend on no GL, EGL or OpenCL library' +
+          ('; the GL stub exports the layer\'s names and needs libc only' if lazy else ''))
     return 0
 
 

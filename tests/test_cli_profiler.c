@@ -43,6 +43,45 @@ static int spawn_two(const char *gl)
     return 3;
 }
 
+/* --maps GL: a process that never calls GL, under perfq stat. On x86-64 perfq preloads the GL
+ * layer's stub (libperfq-gl-lazy.so), which loads the layer at a process's first GL call only:
+ * here the stub is mapped, the layer and the engine (libperfq.so) are not. Then it runs `GL 10`
+ * (fork, exec), which loads the layer at its first GL call and is measured. Exits 5 when all
+ * held, 1 otherwise (saying what on stderr). */
+static int maps_then_gl(const char *gl)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 1;
+    char line[4096];
+    int stub = 0, layer = 0, engine = 0;
+    while (fgets(line, sizeof(line), f)) {
+        stub |= strstr(line, "/libperfq-gl-lazy.so") != NULL;
+        layer |= strstr(line, "/libperfq-gl.so") != NULL;
+        engine |= strstr(line, "/libperfq.so") != NULL;
+    }
+    fclose(f);
+#if defined(__x86_64__)
+    const int want_stub = 1;
+#else
+    const int want_stub = 0;   /* no stub there: the layer itself is preloaded */
+#endif
+    if (stub != want_stub || (want_stub && (layer || engine))) {
+        fprintf(stderr, "--maps: stub %d layer %d engine %d mapped\n", stub, layer, engine);
+        return 1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(gl, gl, "10", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return 1;
+    return 5;
+}
+
 /* Runs `perfq stat -o FILE ARGS`; returns its exit status and the report (malloc'd). */
 static int run_perfq(const char *const *args, char **report)
 {
@@ -424,6 +463,31 @@ static void children_followed_and_status(void **state)
     free(report);
 }
 
+static void non_gl_process_loads_no_layer(void **state)
+{
+    (void)state;
+    char *report;
+    /* A parent that never calls GL (this binary with --maps) maps the stub, not the layer, and
+     * attaches nothing; its GL child loads the layer and is measured: one layer attached (two
+     * when every process loaded the layer at its start). */
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--maps", gl_path, NULL},
+                       &report);
+    assert_int_equal(rc, 5);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "exit_status"), 5);
+    assert_int_equal(get_int(j, "frames.count"), 10);
+    assert_int_equal(get_int(j, "frames.vertices.min"), 24);
+#if defined(__x86_64__)
+    assert_int_equal(get_int(j, "channel.attached"), 1);
+#else
+    assert_int_equal(get_int(j, "channel.attached"), 2);
+#endif
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    json_object_put(j);
+    free(report);
+}
+
 static void cl_commands_json(void **state)
 {
     (void)state;
@@ -544,6 +608,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--spawn") == 0)
         return spawn_two(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--maps") == 0)
+        return maps_then_gl(argv[2]);
     if (argc < 5) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP\n", argv[0]);
         return 2;
@@ -561,6 +627,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_per_draw_json_csv),
         cmocka_unit_test(gl_per_draw_repeated),
         cmocka_unit_test(children_followed_and_status),
+        cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_commands_json),
         cmocka_unit_test(csv_parses),

@@ -497,6 +497,19 @@ static const char *separator_in(const char *path, const char *separators)
     return at ? (*at == ' ' ? "a space" : *at == ':' ? "':'" : "a tab or newline") : NULL;
 }
 
+/* Is file in the folder of path? */
+static int beside(const char *path, const char *file)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    char other[PATH_MAX + 64];
+    if (dir + strlen(file) + 1 > sizeof(other))
+        return 0;
+    memcpy(other, path, dir);
+    strcpy(other + dir, file);
+    return access(other, R_OK) == 0;
+}
+
 int layers_inject(int verbose)
 {
     static const struct {
@@ -517,7 +530,15 @@ int layers_inject(int verbose)
             continue;
         }
         char path[PATH_MAX + 64], real[PATH_MAX];
-        if (find_layer(layers[i].file, layers[i].build_subdir, path, sizeof(path)) != 0) {
+        /* The GL layer is preloaded through its stub, libperfq-gl-lazy.so, which loads the
+         * layer beside it at the program's first GL call (lazy_preload.c): a process that
+         * never calls GL does not load the layer. Without the stub (not built on this
+         * architecture, or not installed beside it), the layer itself. */
+        if (strcmp(layers[i].var, "LD_PRELOAD") == 0 && PERFQ_HAVE_GL_LAZY &&
+            find_layer("libperfq-gl-lazy.so", layers[i].build_subdir, path, sizeof(path)) == 0 &&
+            beside(path, layers[i].file)) {
+            /* the stub, with the layer it loads beside it */
+        } else if (find_layer(layers[i].file, layers[i].build_subdir, path, sizeof(path)) != 0) {
             const char *dir = getenv("PERFQ_LAYER_DIR");
             if (dir && *dir)
                 fprintf(stderr, "perfq: cannot inject the layer %s: not found in "

@@ -25,6 +25,12 @@ typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*dlopen_fn)(const char *, int);
 static dlsym_fn real_dlsym_ptr;
 static dlopen_fn real_dlopen_ptr;
+/* Where libperfq-gl-lazy.so loaded the layer at the program's first GL call (lazy_preload.c),
+ * the layer is not in the program's symbol scope and dlsym(RTLD_NEXT) from here finds no driver:
+ * the stub's perfq_gl_lazy_next looks the name up after the stub instead (NULL where the stub
+ * did not load the layer). */
+typedef void *(*next_fn)(const char *);
+static next_fn lazy_next;
 static pthread_once_t real_dl_once = PTHREAD_ONCE_INIT;
 
 static void resolve_dl(void)
@@ -38,6 +44,7 @@ static void resolve_dl(void)
         real_dlopen_ptr = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", versions[i]);
     if (!real_dlopen_ptr)
         real_dlopen_ptr = (dlopen_fn)real_dlsym_ptr(RTLD_NEXT, "dlopen");
+    lazy_next = (next_fn)real_dlsym_ptr(RTLD_DEFAULT, "perfq_gl_lazy_next");
 }
 
 void *perfq_gl_real_dlsym(void *handle, const char *name)
@@ -114,7 +121,10 @@ static void *lookup_in_sonames(struct soname *list, const char *name)
 
 static void *resolve_unlocked(const char *name)
 {
-    void *p = perfq_gl_real_dlsym(RTLD_NEXT, name);
+    pthread_once(&real_dl_once, resolve_dl);
+    void *p = lazy_next ? lazy_next(name) : NULL;
+    if (!p)
+        p = perfq_gl_real_dlsym(RTLD_NEXT, name);
     if (p)
         return p;
     struct soname *list = gl_sonames;

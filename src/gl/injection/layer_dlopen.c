@@ -15,31 +15,15 @@
  * own loads of vendor libraries (libEGL_mesa.so.0, libGLX_nvidia.so.0) pass through untouched.
  */
 #include "gl/contexts/layer_internal.h"
+#include "gl/injection/gl_libraries.h"
 
 #include <dlfcn.h>
 #include <string.h>
 
-/* The program-facing GL libraries and the proxy of each (src/gl/meson.build). */
-static const struct {
-    const char *prefix, *proxy;
-} libraries[] = {
-    {"libGL.so", "libperfq-gl-dlopen-gl.so"},
-    {"libEGL.so", "libperfq-gl-dlopen-egl.so"},
-    {"libGLESv2.so", "libperfq-gl-dlopen-glesv2.so"},
-    {"libOpenGL.so", "libperfq-gl-dlopen-opengl.so"},
-};
-
 /* The proxy of a GL library's file name, or NULL for any other library. */
 static const char *proxy_of(const char *file)
 {
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
-        size_t n = strlen(libraries[i].prefix);
-        if (strncmp(base, libraries[i].prefix, n) == 0 && (base[n] == '\0' || base[n] == '.'))
-            return libraries[i].proxy;
-    }
-    return NULL;
+    return perfq_gl_dlopen_proxy_of(file);
 }
 
 static void *proxy_handle(const char *proxy, int flags)
