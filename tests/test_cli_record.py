@@ -92,8 +92,12 @@ def test_gl():
     check(all(e["dur"] >= 0 and "clock_error_ns" in e["args"] for e in gpu),
           "gl: GPU frames carry their clock error")
     verts = [e for e in t["traceEvents"] if e["ph"] == "C" and e["name"].startswith("vertices")]
-    check(verts and all(e["args"]["value"] == 18 for e in verts),
-          "gl: vertices per frame counter track, 18 each (3 draws)")
+    # One sample per statistics span (--stats-span, 4 ms by default), at its last frame's GPU
+    # end: the span's vertices per frame, and how many frames it covers (each frame in one).
+    check(verts and all(e["args"]["value"] == 18 and e["args"].get("frames", 0) >= 1
+                        for e in verts),
+          "gl: vertices per frame counter track, 18 each (3 draws), with the span's frames")
+    check(sum(e["args"]["frames"] for e in verts) <= 40, "gl: spans cover each frame once")
     host = {e["name"] for e in t["traceEvents"] if e["ph"] == "C" and app and
             e["pid"] == app[0]}
     check("host/task-clock (CPUs)" in host, "gl: host counter tracks: %s" % host)

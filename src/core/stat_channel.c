@@ -21,6 +21,7 @@ static struct perfq_stat_slot *slots;   /* NULL when the page's slot count was n
 static uint64_t mask;                   /* checked once at attach; never read again from the page */
 static int timeline;
 static int per_draw;
+static uint64_t stats_span_ns;
 static uint32_t pid_cache;      /* refreshed in a fork's child (after_fork_child) */
 static __thread uint32_t tid_cache;
 
@@ -76,6 +77,7 @@ static void attach(void)
     uint64_t flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
     timeline = (flags & PERFQ_STAT_PAGE_TIMELINE) != 0;
     per_draw = (flags & PERFQ_STAT_PAGE_PER_DRAW) != 0;
+    stats_span_ns = __atomic_load_n(&page->stats_span_ns, __ATOMIC_RELAXED);
     pid_cache = (uint32_t)getpid();
     pthread_atfork(NULL, NULL, after_fork_child);
     __atomic_add_fetch(&page->attached, 1, __ATOMIC_RELAXED);
@@ -96,6 +98,11 @@ int perfq_stat_channel_timeline(void)
 int perfq_stat_channel_per_draw(void)
 {
     return perfq_stat_channel_active() && per_draw;
+}
+
+uint64_t perfq_stat_channel_stats_span_ns(void)
+{
+    return perfq_stat_channel_active() ? stats_span_ns : 0;
 }
 
 uint64_t perfq_stat_now_ns(void)

@@ -48,7 +48,8 @@ enum perfq_stat_record_kind {
      * context's first make-current for frame 0). */
     PERFQ_STAT_FRAME = 1,
     /* The GPU side of that frame, when its results came: a = context, b = frame index,
-     * c = GPU time in ns (flag GPU_TIME), d = vertices submitted (flag VERTICES). */
+     * c = GPU time in ns (flag GPU_TIME). Vertices come in FRAME_PIPELINE (before statistics
+     * spans, d = vertices with flag VERTICES: no layer sends that now). */
     PERFQ_STAT_FRAME_GPU = 2,
     /* An OpenCL command completed: a = cl_command_type, c = duration (END - START) in ns
      * (flag GPU_TIME), d = bytes moved (flag BYTES); name = kernel name for kernels. */
@@ -83,9 +84,11 @@ enum perfq_stat_record_kind {
      * called on it), sent when the tag's total reaches a new peak: a = share group, b = tag id,
      * c = KiB, d = objects, t0 = time, name = the tag's string then (cut to 63 bytes). */
     PERFQ_STAT_GL_MEMORY_TAG = 10,
-    /* The frame's pipeline statistics (GL_ARB_pipeline_statistics_query, the "Pipeline
-     * Statistics" counters), sent just before its FRAME_GPU record where the driver has them.
-     * Laid out as struct perfq_stat_pipeline (below), not as the fields of a record. */
+    /* The pipeline statistics (GL_ARB_pipeline_statistics_query, the "Pipeline Statistics"
+     * counters) of a statistics span: the frames of one context from the one after the previous
+     * span's to `frame` (frames: how many; the span rule: the page's stats_span_ns), sent just
+     * before the FRAME_GPU record of its last frame where the driver has them. Laid out as
+     * struct perfq_stat_pipeline (below), not as the fields of a record. */
     PERFQ_STAT_FRAME_PIPELINE = 11,
 };
 
@@ -128,7 +131,9 @@ enum perfq_stat_pipeline_statistic {
 };
 
 /* PERFQ_STAT_FRAME_PIPELINE: the same size as a record (it travels as one; copy it in and out
- * with memcpy). mask bit i: statistic i was measured for the whole frame (value[i] is valid). */
+ * with memcpy). mask bit i: statistic i was measured for the whole span (value[i] is valid: its
+ * total over the span's frames). frames: the frames the span covers (frame - frames + 1 to
+ * frame); 0 from a layer before spans, read as 1. */
 struct perfq_stat_pipeline {
     uint32_t magic;
     uint16_t kind;
@@ -137,7 +142,8 @@ struct perfq_stat_pipeline {
     uint32_t tid;
     uint64_t context, frame, mask;
     uint64_t value[PERFQ_STAT_PIPE_COUNT];
-    uint8_t unused[sizeof(struct perfq_stat_record) - 16 - 24 - 8 * PERFQ_STAT_PIPE_COUNT];
+    uint64_t frames;
+    uint8_t unused[sizeof(struct perfq_stat_record) - 16 - 32 - 8 * PERFQ_STAT_PIPE_COUNT];
 };
 _Static_assert(sizeof(struct perfq_stat_pipeline) == sizeof(struct perfq_stat_record),
                "a pipeline record travels as a record");
@@ -149,7 +155,11 @@ struct perfq_stat_page {
     uint64_t attached;          /* layer instances (one per process and layer) that attached */
     uint64_t flags;             /* set by the CLI before CMD starts: PERFQ_STAT_PAGE_* */
     uint64_t slots;             /* set by the CLI before CMD starts: a power of two */
-    uint8_t pad0[32];
+    /* set by the CLI before CMD starts: a context's pipeline statistics queries stay open
+     * across swaps until the span has lasted at least this long (CPU time from the swap that
+     * began it); 0: a span per frame (docs/perfq-stat.md, "Statistics spans") */
+    uint64_t stats_span_ns;
+    uint8_t pad0[24];
     uint64_t head;              /* the next position to reserve (writers' CAS) */
     uint8_t pad1[56];
 };
@@ -191,6 +201,8 @@ int perfq_stat_channel_active(void);
 int perfq_stat_channel_timeline(void);
 /* 1 when the CLI asked for every draw call (perfq stat --per-draw). */
 int perfq_stat_channel_per_draw(void);
+/* The statistics span the CLI asked for, in ns (0: one per frame). */
+uint64_t perfq_stat_channel_stats_span_ns(void);
 /* CLOCK_MONOTONIC in ns, and the calling thread's id (cached per thread; reset in a fork's
  * child). */
 uint64_t perfq_stat_now_ns(void);

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "record_timeline.h"
+#include "stat_args.h"
 #include "stat_collect.h"
 #include "stat_interval.h"
 #include "trace_writer.h"
@@ -39,12 +40,14 @@ struct record_options {
     const char *events;
     unsigned interval_ms;
     int per_draw;
+    unsigned long long stats_span_ns;
     char **cmd;
 };
 
 static int parse_args(int argc, char **argv, struct record_options *o)
 {
     o->interval_ms = 100;
+    o->stats_span_ns = STAT_STATS_SPAN_DEFAULT_NS;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -71,16 +74,20 @@ static int parse_args(int argc, char **argv, struct record_options *o)
             o->interval_ms = (unsigned)ms;
         } else if (strcmp(a, "--per-draw") == 0) {
             o->per_draw = 1;
+        } else if (strcmp(a, "--stats-span") == 0) {
+            if (stat_parse_span_ms(++i < argc ? argv[i] : NULL, &o->stats_span_ns) != 0)
+                return fprintf(stderr, "perfq record: --stats-span needs a number of "
+                               "milliseconds from 0 to %.0f\n", STAT_STATS_SPAN_MAX_MS), -1;
         } else {
             return fprintf(stderr, "perfq record: unknown option '%s'\n", a), -1;
         }
     }
     if (!o->output)
         return fprintf(stderr, "perfq record: -o FILE is required (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq record: missing command (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
@@ -195,6 +202,8 @@ static int record(perfq_t *pq, const struct record_options *o, FILE *out, int *s
     struct stat_collect *collect = trace ? stat_collect_open(trace) : NULL;
     if (collect && o->per_draw)
         stat_collect_set_per_draw(collect);
+    if (collect)
+        stat_collect_set_stats_span(collect, o->stats_span_ns);
     if (!collect) {
         if (!trace)
             fprintf(stderr, "perfq record: out of memory\n");

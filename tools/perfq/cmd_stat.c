@@ -438,6 +438,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         return -1;
     if (o->per_draw)
         stat_collect_set_per_draw(*collect);
+    if (*collect)
+        stat_collect_set_stats_span(*collect, o->stats_span_ns);
     int go, exec_err;
     pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)

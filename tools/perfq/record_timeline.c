@@ -77,6 +77,10 @@ struct gpu_track {
      * of two) from waits_head, waits_n entries, waits_done of them holes. */
     struct cl_wait *waits;
     size_t waits_head, waits_n, waits_cap, waits_done;
+    /* GL: the newest statistics span's vertices, placed at its last frame's GPU end (its
+     * FRAME_PIPELINE record comes just before that frame's FRAME_GPU) */
+    int span_valid;
+    uint64_t span_frame, span_frames, span_vertices;
 };
 
 struct timeline {
@@ -416,9 +420,26 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, r->g0, r->g1, "gl-gpu",
                        "frame", args, 2);
         tl->gpu_intervals++;
-        if (r->flags & PERFQ_STAT_HAS_VERTICES) {
+        if (g->span_valid && g->span_frame == r->b) {
+            /* A statistics span's vertices per frame (its total / its frames), at the GPU end
+             * of its last frame; the span's frames as a series beside it. */
             snprintf(buf, sizeof(buf), "vertices per frame, context 0x%" PRIx64, r->a);
-            trace_counter(tl->trace, DEVICE_PID + g->device, r->g1, buf, (double)r->d);
+            struct trace_arg args[1] = {{"frames", g->span_frames}};
+            trace_counter_args(tl->trace, DEVICE_PID + g->device, r->g1, buf,
+                               (double)g->span_vertices / (double)g->span_frames, args, 1);
+            g->span_valid = 0;
+        }
+        break;
+    }
+    case PERFQ_STAT_FRAME_PIPELINE: {
+        struct perfq_stat_pipeline p;
+        memcpy(&p, r, sizeof(p));
+        struct gpu_track *g = track_of(tl, r->pid, p.context, 0, NULL);
+        if (g && (p.mask & 1u)) {
+            g->span_valid = 1;
+            g->span_frame = p.frame;
+            g->span_frames = p.frames ? p.frames : 1;
+            g->span_vertices = p.value[PERFQ_STAT_PIPE_VERTICES];
         }
         break;
     }

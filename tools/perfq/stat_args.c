@@ -1,5 +1,7 @@
 /* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --device,
- * --no-device, --layers (the default, accepted), --no-layers, --per-draw, -- CMD. */
+ * --no-device, --layers (the default, accepted), --no-layers, --per-draw, --stats-span MS,
+ * -- CMD. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,21 @@ static int append_events(struct stat_options *o, const char *list)
     return 0;
 }
 
+int stat_parse_span_ms(const char *v, unsigned long long *ns)
+{
+    char *end = NULL;
+    if (!v || !*v || *v == '-' || *v == '+' || *v == ' ')
+        return -1;
+    double ms = strtod(v, &end);
+    if (*end || !isfinite(ms) || ms < 0 || ms > STAT_STATS_SPAN_MAX_MS)
+        return -1;
+    *ns = (unsigned long long)(ms * 1e6 + 0.5);
+    return 0;
+}
+
 int stat_parse_args(int argc, char **argv, struct stat_options *o)
 {
+    o->stats_span_ns = STAT_STATS_SPAN_DEFAULT_NS;
     int i = 1, layers_on = 0, layers_off = 0, device_on = 0, device_off = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -63,6 +78,11 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
             layers_off = 1;
         } else if (strcmp(a, "--per-draw") == 0) {
             o->per_draw = 1;
+        } else if (strcmp(a, "--stats-span") == 0 || strncmp(a, "--stats-span=", 13) == 0) {
+            const char *v = a[12] == '=' ? a + 13 : ++i < argc ? argv[i] : NULL;
+            if (stat_parse_span_ms(v, &o->stats_span_ns) != 0)
+                return fprintf(stderr, "perfq stat: --stats-span needs a number of milliseconds "
+                               "from 0 to %.0f\n", STAT_STATS_SPAN_MAX_MS), -1;
         } else {
             return fprintf(stderr, "perfq stat: unknown option '%s'\n", a), -1;
         }
@@ -83,7 +103,7 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
                        "[-I MS] [--json|--csv] [-o FILE] [--device|--no-device] "
-                       "[--no-layers|--per-draw] -- CMD [ARGS])\n"), -1;
+                       "[--no-layers|--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }

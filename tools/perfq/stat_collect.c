@@ -28,6 +28,9 @@
 #define MAX_CONTEXTS 1024
 #define MAX_MEMORY_GROUPS 256
 #define MAX_MEMORY_TAGS 256
+/* A span record claiming more frames is malformed (a program wrote on the ring): the span rule
+ * is at most 10 s, and no program swaps 1.6 million times in that. */
+#define MAX_SPAN_FRAMES (1u << 24)
 
 /* GL memory of one share group at its peak total (kinds: textures, renderbuffers, buffers). */
 struct memory_group {
@@ -70,6 +73,7 @@ struct group {
 struct context_key {
     uint32_t pid;
     uint64_t handle;
+    uint64_t span_next;         /* the frame its next statistics span begins with */
 };
 
 struct stat_collect {
@@ -83,6 +87,10 @@ struct stat_collect {
     uint64_t frames, frames_gpu, frames_vertices;
     struct series cpu_ns, gpu_ns, vertices;
     struct series pipe[PERFQ_STAT_PIPE_COUNT];   /* [0] unused: vertices above */
+    /* statistics spans (docs/perfq-stat.md, "Statistics spans"): the rule asked for, the spans
+     * with results, the frames they cover, and of those the frames in spans of several */
+    uint64_t span_ns, spans, span_frames, shared_frames;
+    uint64_t span_gaps;           /* spans that did not begin where their context's last ended */
     struct context_key contexts[MAX_CONTEXTS];
     size_t n_contexts;
     uint64_t pids[MAX_CONTEXTS];
@@ -157,15 +165,17 @@ static void note_pid(struct stat_collect *c, uint32_t pid)
         c->pids[c->n_pids++] = pid;
 }
 
-static void note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
+/* The context's entry (NULL when the table is full). */
+static struct context_key *note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 {
     size_t i;
     for (i = 0; i < c->n_contexts; i++)
         if (c->contexts[i].pid == pid && c->contexts[i].handle == handle)
             break;
     if (i == c->n_contexts && c->n_contexts < MAX_CONTEXTS)
-        c->contexts[c->n_contexts++] = (struct context_key){pid, handle};
+        c->contexts[c->n_contexts++] = (struct context_key){pid, handle, 0};
     note_pid(c, pid);
+    return i < c->n_contexts ? &c->contexts[i] : NULL;
 }
 
 static uint64_t memory_total(const struct memory_group *m)
@@ -257,11 +267,7 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
             c->frames_gpu++;
             series_add(&c->gpu_ns, r->c);
         }
-        if (r->flags & PERFQ_STAT_HAS_VERTICES) {
-            c->frames_vertices++;
-            series_add(&c->vertices, r->d);
-        }
-        break;
+        break;   /* vertices: FRAME_PIPELINE */
     case PERFQ_STAT_CL_COMMAND: {
         c->commands++;
         __atomic_store_n(&c->progress_commands, c->commands, __ATOMIC_RELAXED);
@@ -304,12 +310,34 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         series_add(&c->draws_per_frame, r->c);
         break;
     case PERFQ_STAT_FRAME_PIPELINE: {
-        /* Vertices come with FRAME_GPU (as before this record existed); the rest here. */
+        /* A statistics span: its totals over its frames, each frame weighing one (a span of
+         * frames of one scene gives that scene's exact count per frame). */
         struct perfq_stat_pipeline p;
         memcpy(&p, r, sizeof(p));
+        uint64_t n = p.frames ? p.frames : 1;   /* 0: a layer from before spans */
+        if (n > MAX_SPAN_FRAMES || n > p.frame + 1) {
+            c->malformed++;
+            break;
+        }
+        /* Spans tile a context's frames: each begins where the one before ended (a context
+         * whose handle came again after its end begins at frame 0). */
+        struct context_key *k = note_context(c, r->pid, p.context);
+        uint64_t first = p.frame + 1 - n;
+        if (k && first != k->span_next && first != 0)
+            c->span_gaps++;
+        if (k)
+            k->span_next = p.frame + 1;
+        c->spans++;
+        c->span_frames += n;
+        if (n > 1)
+            c->shared_frames += n;
+        if (p.mask & 1u) {
+            c->frames_vertices += n;
+            series_add_span(&c->vertices, p.value[0], n);
+        }
         for (int i = 1; i < PERFQ_STAT_PIPE_COUNT; i++)
             if (p.mask & (1u << i))
-                series_add(&c->pipe[i], p.value[i]);
+                series_add_span(&c->pipe[i], p.value[i], n);
         break;
     }
     case PERFQ_STAT_GL_CONTEXT:
@@ -419,6 +447,12 @@ fail:
     fprintf(stderr, "perfq stat: cannot make the layers' channel: %s\n", strerror(errno));
     stat_collect_close(&c);
     return NULL;
+}
+
+void stat_collect_set_stats_span(struct stat_collect *c, uint64_t ns)
+{
+    c->span_ns = ns;
+    __atomic_store_n(&c->page->stats_span_ns, ns, __ATOMIC_RELAXED);
 }
 
 void stat_collect_set_per_draw(struct stat_collect *c)
@@ -557,6 +591,12 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                 fprintf(out, "   %-22s mean %10.1f  min %" PRIu64 "  max %" PRIu64
                         " (%" PRIu64 " frames)\n", pipe_names[i][1], series_mean(&c->pipe[i]),
                         c->pipe[i].min, c->pipe[i].max, c->pipe[i].count);
+        if (c->spans)
+            fprintf(out, "   pipeline statistics: %" PRIu64 " frames in %" PRIu64 " spans, %"
+                    PRIu64 " of them in spans of several frames (--stats-span %.3g ms: frames"
+                    " share a span until it lasts that long; per frame: its totals / its"
+                    " frames)%s\n", c->span_frames, c->spans, c->shared_frames,
+                    (double)c->span_ns / 1e6, c->span_gaps ? "; some spans lost" : "");
     } else {
         fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
     }
@@ -657,7 +697,9 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
         json_series(out, pipe_names[i][0], ps);
         first = 0;
     }
-    fprintf(out, "}");
+    fprintf(out, "}, \"pipeline_spans\": {\"span_ns\": %" PRIu64 ", \"spans\": %" PRIu64
+            ", \"frames\": %" PRIu64 ", \"frames_in_shared_spans\": %" PRIu64 ", \"gaps\": %"
+            PRIu64 "}", c->span_ns, c->spans, c->span_frames, c->shared_frames, c->span_gaps);
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
     if (c->per_draw) {
@@ -737,6 +779,10 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     for (int i = 1; i < PERFQ_STAT_PIPE_COUNT; i++)
         if (c->pipe[i].count)
             csv_series(out, "frames", pipe_names[i][0], &c->pipe[i]);
+    /* The span rule: spans in count, frames in spans of several in timed, the rule in total
+     * (ns); the frames they cover are the statistics rows' count. */
+    fprintf(out, "frames,pipeline_spans,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,,,\n", c->spans,
+            c->shared_frames, c->span_ns);
     if (c->per_draw) {
         fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,,\n", c->draws, c->draws_gpu);
         csv_series(out, "draws", "gpu_draw_ns", &c->draw_ns);

@@ -20,15 +20,9 @@ static uint64_t next_random(struct series *s)
     return s->rng * 2685821657736338717ull;
 }
 
-void series_add(struct series *s, uint64_t v)
+/* Keeps v among the values percentiles come from; count already counts it. */
+static void keep(struct series *s, uint64_t v)
 {
-    if (s->count == 0 || v < s->min)
-        s->min = v;
-    if (v > s->max)
-        s->max = v;
-    s->count++;
-    s->sum += v;
-    s->sorted = 0;
     if (s->n_kept < SERIES_KEEP) {
         if (s->n_kept == s->cap) {
             size_t cap = s->cap ? s->cap * 2 : 64;
@@ -44,6 +38,28 @@ void series_add(struct series *s, uint64_t v)
     uint64_t j = next_random(s) % s->count;
     if (j < SERIES_KEEP)
         s->kept[j] = v;
+}
+
+void series_add(struct series *s, uint64_t v)
+{
+    series_add_span(s, v, 1);
+}
+
+void series_add_span(struct series *s, uint64_t total, uint64_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t v = total / n + (total % n >= n - n / 2 ? 1 : 0);   /* nearest, halves up */
+    if (s->count == 0 || v < s->min)
+        s->min = v;
+    if (v > s->max)
+        s->max = v;
+    s->sum += total;
+    s->sorted = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        s->count++;
+        keep(s, v);
+    }
 }
 
 uint64_t series_percentile(struct series *s, double p)

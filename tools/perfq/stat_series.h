@@ -18,6 +18,11 @@ struct series {
 };
 
 void series_add(struct series *s, uint64_t v);
+/* A total over n values whose own values are not known (a statistics span of n frames): n
+ * values of total / n (rounded to the nearest) for min, max and percentiles, while count grows
+ * by n and sum by the exact total, so the mean stays exact (docs/perfq-stat.md, "Statistics
+ * spans"). n = 1 is series_add. */
+void series_add_span(struct series *s, uint64_t total, uint64_t n);
 /* Nearest-rank percentile (0 < p <= 100) of the kept values; 0 for an empty series. */
 uint64_t series_percentile(struct series *s, double p);
 double series_mean(const struct series *s);

@@ -105,7 +105,8 @@ static void write_event(struct trace *t, const struct event *e)
     if (e->ph == 'C')
         fprintf(t->f, "\"value\":%.17g", e->value);
     for (int i = 0; i < e->nargs; i++)
-        fprintf(t->f, "%s\"%s\":%" PRIu64, i ? "," : "", e->args[i].key, e->args[i].value);
+        fprintf(t->f, "%s\"%s\":%" PRIu64, i || e->ph == 'C' ? "," : "", e->args[i].key,
+                e->args[i].value);
     fputs("}}", t->f);
     t->events++;
     if (e->ts < t->emitted)
@@ -242,8 +243,17 @@ void trace_complete(struct trace *t, uint32_t pid, uint32_t tid, uint64_t begin_
 
 void trace_counter(struct trace *t, uint32_t pid, uint64_t ns, const char *name, double value)
 {
+    trace_counter_args(t, pid, ns, name, value, NULL, 0);
+}
+
+void trace_counter_args(struct trace *t, uint32_t pid, uint64_t ns, const char *name,
+                        double value, const struct trace_arg *args, int nargs)
+{
     struct event e = {.ph = 'C', .pid = pid, .value = value};
     e.ts = (int64_t)(ns - t->t0);
+    e.nargs = (uint8_t)(nargs < TRACE_MAX_ARGS ? nargs : TRACE_MAX_ARGS);
+    if (e.nargs)
+        memcpy(e.args, args, e.nargs * sizeof(*args));
     pthread_mutex_lock(&t->lock);
     e.name = intern(t, name);
     pthread_mutex_unlock(&t->lock);

@@ -41,6 +41,9 @@ void trace_complete(struct trace *t, uint32_t pid, uint32_t tid, uint64_t begin_
                     const struct trace_arg *args, int nargs);
 /* A "C" event: counter track `name` of process pid takes `value` at time ns. */
 void trace_counter(struct trace *t, uint32_t pid, uint64_t ns, const char *name, double value);
+/* The same with more series beside "value" (static keys, integer values). */
+void trace_counter_args(struct trace *t, uint32_t pid, uint64_t ns, const char *name,
+                        double value, const struct trace_arg *args, int nargs);
 /* Lets events older than the horizon out (call regularly: now is CLOCK_MONOTONIC ns). */
 void trace_tick(struct trace *t, uint64_t now_ns);
 /* Holds back events from hold_ns on (CLOCK_MONOTONIC ns; 0: none): an interval known to have

@@ -7,20 +7,26 @@
  * starts at the context's first make-current. At each swap, before the real one:
  *  - a FRAME record (context, index, CPU frame time) goes at once, so the frame count does not
  *    depend on GPU results arriving;
- *  - the frame's pipeline statistics (one query per ARB_pipeline_statistics_query target the
- *    driver runs, through the query-virtualisation service, so the program's own queries of
- *    those targets stay exact) end and the next frame's begin; then its GPU timer (the layer's
+ *  - the pipeline statistics (one query per ARB_pipeline_statistics_query target the driver
+ *    runs, through the query-virtualisation service, so the program's own queries of those
+ *    targets stay exact) end and the next span's begin, if the statistics span has lasted at
+ *    least the CLI's span (perfq stat --stats-span, the channel page's stats_span_ns; 0: every
+ *    swap): on the NVIDIA driver (H100) the eleven ends and begins cost 24-28 us of CPU, more
+ *    than a whole 13-22 us frame of the GL example, so short frames share a span
+ *    (docs/perfq-stat.md, "Statistics spans"); every frame is in exactly one span, whose
+ *    record carries how many frames it covers; then the frame's GPU timer (the layer's
  *    trustworthy timer service: the driver's timer queries where they are trustworthy, fences
  *    stamped with the CPU clock elsewhere) ends and the next frame's begins at the same point
  *    (perfq_gl_timer_end_begin: on the fence path one fence per frame);
  *  - ended frames wait in a ring of RING; results of frames ended at earlier swaps are read
  *    without waiting, oldest first (the timer first, then the statistics without asking their
- *    availability), and sent as FRAME_PIPELINE and FRAME_GPU records; only when the ring is
- *    full does the swap wait for the oldest.
+ *    availability), and sent as FRAME_PIPELINE (at a span's last frame) and FRAME_GPU
+ *    records; only when the ring is full does the swap wait for the oldest.
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; without it
  * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
- * their FRAME record: counted, with CPU time, without GPU results.
+ * their FRAME record: counted, with CPU time, without GPU results. The span still open at the
+ * last swap has no statistics either (what follows the last swap is no frame).
  *
  * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
  * (renderer, timer path, clock error) and, per frame, a GPU stamp after the frame's last command
@@ -56,7 +62,8 @@ static const GLenum stat_targets[NSTATS] = {
 struct pending {
     struct perfq_gl_timer *timer;
     struct perfq_gl_timer *stamp;         /* timeline mode: GPU time at the frame's end */
-    struct perfq_gl_vquery *stats[NSTATS];
+    struct perfq_gl_vquery *stats[NSTATS];  /* the span that ended with this frame, if any */
+    uint64_t span_frames;                 /* its frames (0: the span goes on after this frame) */
     uint64_t index;
 };
 
@@ -64,7 +71,10 @@ struct stat_ctx {
     struct pending ring[RING];
     unsigned head, count;
     struct perfq_gl_timer *timer;         /* the frame being rendered */
-    struct perfq_gl_vquery *stats[NSTATS];
+    struct perfq_gl_vquery *stats[NSTATS];  /* the statistics span in progress */
+    uint64_t span_frames;                 /* frames ended in it so far */
+    uint64_t span_start_ns;               /* CPU time it started (a swap) */
+    uint64_t span_ns;                     /* the CLI's span rule (0: a span per frame) */
     uint64_t frame;                       /* its index */
     uint64_t start_ns;                    /* CPU time it started */
     unsigned stat_mask;                   /* bit i: the driver runs stat_targets[i] */
@@ -166,15 +176,12 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
             r.t0 = err;
         }
     }
-    if (pipe.mask & (1u << PERFQ_STAT_PIPE_VERTICES)) {
-        r.flags |= PERFQ_STAT_HAS_VERTICES;
-        r.d = pipe.value[PERFQ_STAT_PIPE_VERTICES];
-    }
     if (pipe.mask) {
         struct perfq_stat_record pr;
         pipe.kind = PERFQ_STAT_FRAME_PIPELINE;
         pipe.context = s->handle;
         pipe.frame = p->index;
+        pipe.frames = p->span_frames;
         memcpy(&pr, &pipe, sizeof(pr));
         perfq_stat_channel_send(&pr);
     }
@@ -197,7 +204,9 @@ static void *created(const struct perfq_gl_scope_object *at)
         if (perfq_gl_vquery_target_supported(at->ctx, stat_targets[i]))
             s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
+    s->span_ns = perfq_stat_channel_stats_span_ns();
     s->start_ns = perfq_gl_now_ns();
+    s->span_start_ns = s->start_ns;
     if (s->timeline) {
         perfq_stat_clock_init(&s->clock, at->ctx);
         struct perfq_stat_record r;
@@ -242,12 +251,18 @@ static void swap(struct perfq_gl_context *ctx, void *data)
      * upload (llvmpipe flushes, and waits for, what may use a bound texture), waking the
      * rasterizer threads twice a frame. The next frame's statistics begin before the timer's
      * point: they count commands, and there is none between. The timer ends last, so that its
-     * result tells the statistics' are in (drain_one). */
+     * result tells the statistics' are in (drain_one). The statistics end only where their span
+     * has lasted at least span_ns (CPU time, swap to swap): a frame that long alone is a span
+     * of its own, shorter ones share one. */
+    s->span_frames++;
+    int span_ends = now - s->span_start_ns >= s->span_ns;
     struct perfq_gl_vquery *next_stats[NSTATS];
-    for (int i = 0; i < NSTATS; i++)
-        if (s->stats[i])
-            perfq_gl_vquery_end(ctx, s->stats[i]);
-    begin_stats(ctx, s, next_stats);
+    if (span_ends) {
+        for (int i = 0; i < NSTATS; i++)
+            if (s->stats[i])
+                perfq_gl_vquery_end(ctx, s->stats[i]);
+        begin_stats(ctx, s, next_stats);
+    }
     struct perfq_gl_timer *next_timer = NULL;
     if (s->timer)
         perfq_gl_timer_end_begin(ctx, s->timer, &next_timer);
@@ -268,13 +283,21 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
     p->stamp = stamp;
-    memcpy(p->stats, s->stats, sizeof(p->stats));
+    if (span_ends) {
+        memcpy(p->stats, s->stats, sizeof(p->stats));
+        p->span_frames = s->span_frames;
+        memcpy(s->stats, next_stats, sizeof(s->stats));
+        s->span_frames = 0;
+        s->span_start_ns = now;
+    } else {
+        memset(p->stats, 0, sizeof(p->stats));
+        p->span_frames = 0;
+    }
     p->index = s->frame;
     s->count++;
     s->frame++;
     s->start_ns = now;
     s->timer = next_timer;
-    memcpy(s->stats, next_stats, sizeof(s->stats));
 }
 
 static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
