@@ -190,9 +190,15 @@ def test_cl_late():
 
 
 def test_cl_inflight():
-    """A long kernel, 2000 rounds of a write and a kernel behind it, 500 writes on a second
-    queue, 2.6 s of sleep, clFinish on each: thousands of commands pending at once."""
+    """A kernel of about 0.1 s, 2000 rounds of a write and a kernel behind it, 500 writes on a
+    second queue, 2.6 s of sleep, clFinish on each: thousands of commands pending at once."""
     check_cl_late(["inflight", "2000", "2600"], 2, 1 + 2 * 2000 + 1 + 500)
+
+
+def test_cl_threads():
+    """4 threads enqueue 500 rounds each at once on one queue (their records reach perfq in
+    another order than their calls began), 2.6 s of sleep, clFinish."""
+    check_cl_late(["threads", "500", "2600"], 2, 4 * 2 * 500 + 2 + 1 + 4)
 
 
 def test_gl_per_draw():
@@ -329,7 +335,7 @@ def test_stopped_mid_frame():
 
 
 for test in (test_gl, test_gl_per_draw, test_cl, test_cl_late, test_cl_inflight,
-             test_exit_status, test_killed, test_stopped_mid_frame):
+             test_cl_threads, test_exit_status, test_killed, test_stopped_mid_frame):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

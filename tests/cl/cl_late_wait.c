@@ -13,6 +13,10 @@
  *       many commands in flight: a kernel that runs long ("spin", one work item), then N rounds
  *       of a write and "inc" behind it on the in-order queue, and N/4 writes on a second queue
  *       (out of order where the device has it); SLEEP_MS ms of sleep, then clFinish on each.
+ *   perfq-test-cl-late threads N SLEEP_MS
+ *       4 threads enqueue at once on the one in-order queue, each N rounds of a write and "inc"
+ *       on a buffer of its own (their enqueue records reach perfq in another order than the
+ *       calls began); SLEEP_MS ms of sleep, then clFinish.
  *
  * Both check the buffers' contents at the end. Prints what it enqueued on stdout; exit 0, 1 on
  * an OpenCL failure or a wrong result, 2 for bad arguments, 77 when there is no OpenCL platform.
@@ -20,12 +24,14 @@
 #define CL_TARGET_OPENCL_VERSION 200
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS   /* clCreateCommandQueue, as most programs */
 #include <CL/cl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define WORDS 1024   /* 4 KiB */
+#define THREADS 4
 
 static const char *source =
     "__kernel void inc(__global uint *x) { x[get_global_id(0)] += 1u; }\n"
@@ -40,6 +46,42 @@ static int failed(cl_int err, const char *what)
     return err != CL_SUCCESS;
 }
 
+/* One thread of "threads": rounds of a write and "inc" on its own buffer and kernel object
+ * (clSetKernelArg is not thread safe on one kernel object). */
+struct thread_work {
+    cl_command_queue q;
+    cl_kernel inc;
+    cl_mem buf;
+    const cl_uint *src;
+    long rounds;
+    cl_int err;
+};
+
+static void *enqueue_rounds(void *arg)
+{
+    struct thread_work *w = arg;
+    size_t global = WORDS;
+    for (long r = 0; r < w->rounds && w->err == CL_SUCCESS; r++) {
+        w->err |= clEnqueueWriteBuffer(w->q, w->buf, CL_FALSE, 0, WORDS * sizeof(cl_uint),
+                                       w->src, 0, NULL, NULL);
+        w->err |= clEnqueueNDRangeKernel(w->q, w->inc, 1, NULL, &global, NULL, 0, NULL, NULL);
+    }
+    return NULL;
+}
+
+static int check_buffer(cl_command_queue q, cl_mem buf, cl_uint *out)
+{
+    if (failed(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, WORDS * sizeof(cl_uint), out, 0, NULL,
+                                   NULL), "read"))
+        return 1;
+    for (int i = 0; i < WORDS; i++)
+        if (out[i] != (cl_uint)i + 1u) {
+            fprintf(stderr, "perfq-test-cl-late: wrong result at %d: %u\n", i, out[i]);
+            return 1;
+        }
+    return 0;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
@@ -51,9 +93,10 @@ int main(int argc, char **argv)
 {
     int late = argc == 4 && strcmp(argv[1], "late") == 0;
     int inflight = argc == 4 && strcmp(argv[1], "inflight") == 0;
+    int threads = argc == 4 && strcmp(argv[1], "threads") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight) || n < 1 || n > 100000 || ms < 0) {
-        fprintf(stderr, "usage: perfq-test-cl-late late|inflight N SLEEP_MS\n");
+    if ((!late && !inflight && !threads) || n < 1 || n > 100000 || ms < 0) {
+        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads N SLEEP_MS\n");
         return 2;
     }
     cl_platform_id platform;
@@ -106,6 +149,29 @@ int main(int argc, char **argv)
     err = CL_SUCCESS;
     if (inflight)
         err |= clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, NULL, 0, NULL, NULL);
+    struct thread_work work[THREADS];
+    if (threads) {
+        pthread_t tids[THREADS];
+        for (int k = 0; k < THREADS; k++) {
+            cl_int kerr, berr;
+            cl_kernel k_inc = clCreateKernel(prog, "inc", &kerr);
+            cl_mem k_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &berr);
+            work[k] = (struct thread_work){q, k_inc, k_buf, src, n, kerr | berr};
+            if (work[k].err == CL_SUCCESS)
+                work[k].err = clSetKernelArg(k_inc, 0, sizeof(k_buf), &k_buf);
+        }
+        int started = 0;
+        while (started < THREADS &&
+               pthread_create(&tids[started], NULL, enqueue_rounds, &work[started]) == 0)
+            started++;
+        for (int k = 0; k < started; k++)
+            pthread_join(tids[k], NULL);
+        for (int k = 0; k < THREADS; k++)
+            err |= work[k].err;
+        if (started < THREADS)
+            return fprintf(stderr, "perfq-test-cl-late: pthread_create failed\n"), 1;
+        n = 1;   /* and one round from the main thread: a is checked below as in late */
+    }
     for (long r = 0; r < n && err == CL_SUCCESS; r++) {
         err |= clEnqueueWriteBuffer(q, a, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
         err |= clEnqueueNDRangeKernel(q, inc, 1, NULL, &global, NULL, 0, NULL, NULL);
@@ -119,14 +185,16 @@ int main(int argc, char **argv)
     sleep_ms(ms);   /* the program's CPU phase: nothing waits for the commands */
     if (failed(clFinish(q), "clFinish") || failed(clFinish(q2), "clFinish"))
         return 1;
-    /* The last round wrote src to a and added 1: read it back (one more command, blocking). */
-    if (failed(clEnqueueReadBuffer(q, a, CL_TRUE, 0, bytes, out, 0, NULL, NULL), "read"))
+    /* The last round wrote src to a and added 1: read it back (one more command, blocking);
+     * each thread's buffer too. */
+    if (check_buffer(q, a, out))
         return 1;
-    for (int i = 0; i < WORDS; i++)
-        if (out[i] != (cl_uint)i + 1u) {
-            fprintf(stderr, "perfq-test-cl-late: wrong result at %d: %u\n", i, out[i]);
+    for (int k = 0; threads && k < THREADS; k++) {
+        if (check_buffer(q, work[k].buf, out))
             return 1;
-        }
+        clReleaseMemObject(work[k].buf);
+        clReleaseKernel(work[k].inc);
+    }
     clReleaseKernel(inc);
     clReleaseKernel(spin);
     clReleaseMemObject(a);
@@ -138,7 +206,9 @@ int main(int argc, char **argv)
     clReleaseContext(ctx);
     free(src);
     free(out);
+    long first = threads ? 2 * atol(argv[2]) * THREADS + 2 + 1 + THREADS
+                         : 2 * n + (inflight ? 2 : 1);
     printf("perfq-test-cl-late: %s: %ld commands on the first queue, %ld on the second, "
-           "%ld ms of sleep before clFinish\n", argv[1], 2 * n + (inflight ? 2 : 1), writes2, ms);
+           "%ld ms of sleep before clFinish\n", argv[1], first, writes2, ms);
     return 0;
 }
