@@ -166,7 +166,7 @@ typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_count
  * "cupti-gpu0"). It is read here, once per instance.
  *
  * Deferred providers: a provider whose probe is expensive (the NVIDIA providers: "nvml" and
- * "gpm" initialise NVML, about 30 ms of CPU and 56 ms on an H100; "cupti" and "cupti-range"
+ * "gpm" initialise NVML, about 23 ms of CPU and 31 ms on an H100; "cupti" and "cupti-range"
  * initialise CUDA and CUPTI, 0.6 s of CPU) is not probed here. It is probed, and its groups
  * appended after those listed so far, at the first call that needs it: every deferred provider
  * at perfq_group_count, perfq_counter_count, perfq_counter_suggest, perfq_counter_find of a

@@ -3,7 +3,7 @@
  * header: nvml_api.h declares what perfq calls). perfq__nvml_acquire also finds the devices
  * and tries each channel once per device, so that the catalog lists a counter available only
  * where its NVML call answers (and otherwise says which call refused, with NVML's message).
- * Probing costs one call of each kind per device, the PCIe throughput call about 20 ms of them.
+ * Probing costs one call of each kind per device but PCIe throughput's (about 20 ms each).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -136,10 +136,14 @@ static void probe_device(unsigned d)
     set_reason(d, CH_ENERGY, "nvmlDeviceGetTotalEnergyConsumption", rc);
     if (!dev->reason[CH_ENERGY] && dev->reason[CH_POWER])
         dev->reason[CH_ENERGY] = "energy between counter updates needs the power reading";
-    rc = f->nvmlDeviceGetPcieThroughput
-             ? f->nvmlDeviceGetPcieThroughput(h, NVML_PCIE_UTIL_TX_BYTES, &v) : -1;
-    set_reason(d, CH_PCIE_TX, "nvmlDeviceGetPcieThroughput", rc);
-    set_reason(d, CH_PCIE_RX, "nvmlDeviceGetPcieThroughput", rc);
+    /* PCIe throughput is not tried here: one call blocks about 20 ms (the driver's window), a
+     * third of NVML's start on an H100 (bench-nvml-start). Where the driver has the call the
+     * counters are listed; where the device refuses it they read "not counted" (the sampler's
+     * first read, nvml_sampler.c). */
+    if (!f->nvmlDeviceGetPcieThroughput) {
+        set_reason(d, CH_PCIE_TX, "nvmlDeviceGetPcieThroughput", -1);
+        set_reason(d, CH_PCIE_RX, "nvmlDeviceGetPcieThroughput", -1);
+    }
     if (f->nvmlDeviceGetCurrentClocksEventReasons)
         rc = f->nvmlDeviceGetCurrentClocksEventReasons(h, &u64);
     else if (f->nvmlDeviceGetCurrentClocksThrottleReasons)
@@ -166,6 +170,8 @@ static int open_library(char *reason, size_t size)
     }
     if (load_symbols(reason, size))
         return -1;
+    /* Not nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH): with it, driver 580 refuses
+     * nvmlDeviceGetHandleByIndex_v2 (Invalid Argument, bench-nvml-start), so nothing reads. */
     nvmlReturn_t rc = lib.fn.nvmlInit_v2();
     if (rc != NVML_SUCCESS) {
         snprintf(reason, size, "nvmlInit_v2 failed: %s", lib.fn.nvmlErrorString(rc));

@@ -70,6 +70,7 @@ struct device_state {
     nvmlGpmSample_t gpm[2];
     int gpm_cur;             /* gpm[gpm_cur] holds the newest sample when gpm_primed */
     int gpm_primed;
+    uint64_t refused;        /* channels whose read the device refused (PCIe: not probed) */
     struct nvml_history hist;   /* the fast samples of power and clocks, HISTORY_S seconds */
 };
 
@@ -479,7 +480,7 @@ static void *sampler_main(void *arg)
         /* PCIe: each read blocks about 20 ms, so it is read after the fast tick is out. */
         if (want_pcie && now >= next_pcie) {
             for (unsigned d = 0; d < n; d++) {
-                if (S.g->dev[d].reason[CH_PCIE_TX])
+                if (S.g->dev[d].reason[CH_PCIE_TX] || (S.dev[d].refused & CH_PCIE_MASK))
                     continue;
                 unsigned tx = 0, rx = 0;
                 uint64_t t0 = perfq__nvml_now();
@@ -492,6 +493,15 @@ static void *sampler_main(void *arg)
                 if (ok) {   /* KB/s over the driver's 20 ms window */
                     apply(d, CH_PCIE_TX, t, tx * 1024.0);
                     apply(d, CH_PCIE_RX, t, rx * 1024.0);
+                } else {
+                    /* Refused (the probe does not try it): "not counted" from now on, and no
+                     * start waits for a first read of it. */
+                    S.dev[d].refused |= CH_PCIE_MASK;
+                    for (int c = CH_PCIE_TX; c <= CH_PCIE_RX; c++) {
+                        fail_channel(d, c, UINT64_MAX);
+                        S.dev[d].ch[c].primed = 1;
+                        S.dev[d].ch[c].has_value = 0;
+                    }
                 }
                 pthread_cond_broadcast(&S.tick);
                 pthread_mutex_unlock(&S.lock);
@@ -566,7 +576,8 @@ static int all_primed(const uint64_t need[NVML_MAX_DEVICES])
 {
     for (unsigned d = 0; d < S.g->device_count; d++)
         for (int c = 0; c < CH_COUNT; c++)
-            if ((need[d] & CH_BIT(c)) && !S.g->dev[d].reason[c] && !S.dev[d].ch[c].primed)
+            if ((need[d] & CH_BIT(c)) && !S.g->dev[d].reason[c] && !S.dev[d].ch[c].primed &&
+                !(S.dev[d].refused & CH_BIT(c)))
                 return 0;
     return 1;
 }
@@ -751,6 +762,10 @@ void perfq__nvml_anchor_post(struct nvml_anchor *a, int is_end)
         for (int c = 0; S.g && d < S.g->device_count && c < CH_COUNT; c++)
             if (S.g->dev[d].reason[c])
                 a->pending[d] &= ~CH_BIT(c);
+        if (S.g && d < S.g->device_count) {
+            a->failed[d] = a->pending[d] & S.dev[d].refused;
+            a->pending[d] &= ~S.dev[d].refused;
+        }
     }
     a->next = S.pending;
     S.pending = a;

@@ -203,6 +203,46 @@ static void test_pcie(void **state)
     perfq_close(&pq);
 }
 
+/* A device that refuses PCIe throughput: the probe does not try it (a 20 ms call, a third of
+ * NVML's start on an H100), so the counters are listed; measured, they read "not counted",
+ * and neither the measurement's start nor its result waits for a read that never comes (before
+ * the sampler knew refusals, the start waited 3 s for a first read and failed). */
+static void test_pcie_refused(void **state)
+{
+    (void)state;
+    setenv("FAKE_NVML_PCIE", "refuse", 1);
+    setenv("PERFQ_NVML_LINGER_MS", "1999", 1);   /* other cadences: a fresh sampler thread */
+    perfq_t *pq;
+    perfq_counter_id_t ids[3];
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &ids[2]), PERFQ_OK);
+    perfq_counter_info_t ci;
+    assert_int_equal(perfq_counter_info(pq, ids[0], &ci), PERFQ_OK);
+    assert_int_equal(ci.available, 1);
+    perfq_value_t v[3];
+    for (int round = 0; round < 2; round++) {   /* the second: the refusal already known */
+        perfq_measurement_t *m;
+        assert_int_equal(perfq_measurement_create(pq, ids, 3, NULL, &m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        usleep(60000);
+        assert_int_equal(perfq_measurement_sample(m, v, 3), PERFQ_OK);
+        assert_true(v[0].flags & PERFQ_VALUE_NOT_COUNTED);
+        assert_true(v[1].flags & PERFQ_VALUE_NOT_COUNTED);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 3), PERFQ_OK);
+        assert_true(v[0].flags & PERFQ_VALUE_NOT_COUNTED);
+        assert_true(v[1].flags & PERFQ_VALUE_NOT_COUNTED);
+        assert_false(v[2].flags & PERFQ_VALUE_NOT_COUNTED);
+        assert_true(fabs(v[2].v.f64 - 100.0) < 1e-6);
+        perfq_measurement_destroy(&m);
+    }
+    perfq_close(&pq);
+    unsetenv("PERFQ_NVML_LINGER_MS");
+    unsetenv("FAKE_NVML_PCIE");
+}
+
 /* A result does not wait for the PCIe read after its end (a second later by default; here
  * never, within the test's time): once the fast channels are resolved, the newest PCIe read is
  * held to the end. Before, WAIT blocked up to the PCIe period plus 2 s, and NO_WAIT never
@@ -357,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_pcie),
         cmocka_unit_test(test_pcie_prompt),
+        cmocka_unit_test(test_pcie_refused),
         cmocka_unit_test(test_linger),
         cmocka_unit_test(test_threads),
     };

@@ -4,7 +4,10 @@
  * machines without a GPU. Never installed or shipped; perfq loads it only where a test puts
  * its folder first on LD_LIBRARY_PATH. Like the real driver, the total-energy counter moves in
  * 100 ms steps (here: 100 W times the time since nvmlInit_v2, floored to 100 ms).
+ * FAKE_NVML_PCIE=refuse: the PCIe throughput call answers NVML_ERROR_NOT_SUPPORTED.
+ * FAKE_NVML_INIT_MS=N: nvmlInit_v2 takes N ms.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -35,6 +38,9 @@ API unsigned fake_nvml_init_calls;
 API nvmlReturn_t nvmlInit_v2(void)
 {
     __atomic_add_fetch(&fake_nvml_init_calls, 1, __ATOMIC_RELEASE);
+    const char *ms = getenv("FAKE_NVML_INIT_MS");   /* a slow start, as the driver's can be */
+    if (ms && atoi(ms) > 0)
+        nanosleep(&(struct timespec){atoi(ms) / 1000, (atoi(ms) % 1000) * 1000000L}, NULL);
     clock_gettime(CLOCK_MONOTONIC, &start);
     return NVML_SUCCESS;
 }
@@ -125,6 +131,10 @@ API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, nvmlPcieUtilCounter
 {
     (void)d;
     nanosleep(&(struct timespec){0, 20000000}, NULL);   /* the driver's 20 ms window */
+    /* A device without the counters (perfq's probe does not try this call). */
+    const char *refuse = getenv("FAKE_NVML_PCIE");
+    if (refuse && strcmp(refuse, "refuse") == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
     *kbs = c == NVML_PCIE_UTIL_TX_BYTES ? 1000 : 3000;
     return NVML_SUCCESS;
 }
