@@ -1,19 +1,26 @@
 """perfq stat's device counters (docs/perfq-stat.md, "Device counters"), against the test-only
 libnvidia-ml.so.1 (tests/nvidia/fake-nvml, on LD_LIBRARY_PATH): by default (issue 12) the table
 holds every available nvml-gpu0 counter, with the fake's known readings, and says from when they
-counted (NVML starts on a thread of perfq while CMD runs); --no-device leaves them out; an -e
+counted and what started NVML (on a thread of perfq, after CMD's driver start: the layers'
+first frame or OpenCL command, else PERFQ_STAT_DEVICE_DELAY_MS after CMD's start); a CMD that
+ends before NVML started, or while it starts, gets a note and no device counters (--device: listed,
+not counted); --no-device leaves them out; an -e
 list replaces the defaults, device counters included, and --device adds them to it; CUPTI's are
 never among them. Where NVML has no device (PERFQ_DISABLE=nvml,gpm here) the default says
 nothing of them, and --device says why they are missing. perfq runs with --no-layers: the
 device counters do not depend on the layers, and in a sanitizer build the instrumented layers
-cannot load into sleep and true (tests/test_cli.c).
-Usage: test_stat_device.py PERFQ"""
+cannot load into sleep and true (tests/test_cli.c); but for the examples' runs (given where
+they are built), which show that their first frame and OpenCL command start NVML.
+Usage: test_stat_device.py PERFQ [EXAMPLE_GL EXAMPLE_CL]"""
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 perfq = sys.argv[1]
+example_gl = sys.argv[2] if len(sys.argv) > 2 else ""
+example_cl = sys.argv[3] if len(sys.argv) > 3 else ""
 
 
 def stat(*args, cmd=("sleep", "0.3"), env=None):
@@ -25,6 +32,7 @@ def stat(*args, cmd=("sleep", "0.3"), env=None):
 
 
 default, doc = stat()
+doc_default = doc
 assert "host/task-clock" in default, default.keys()
 power = default.get("nvml-gpu0/average-power")
 assert power is not None, default.keys()
@@ -55,10 +63,53 @@ r = subprocess.run([perfq, "stat", "--no-layers", "--", "sleep", "0.3"], capture
 assert r.returncode == 0, r.stderr
 assert "nvml-gpu0/average-power" in r.stderr and "device counters from" in r.stderr, r.stderr
 
-# A command shorter than NVML's start: the counters are there, not counted, and said so.
-short, doc = stat(cmd=("true",))
-if doc["device_begin_ns"] is None:
-    assert short["nvml-gpu0/average-power"]["counted"] is False, short["nvml-gpu0/average-power"]
+# NVML starts after CMD's driver start: without the layers' first frame or OpenCL command,
+# PERFQ_STAT_DEVICE_DELAY_MS after CMD's start (0: at once).
+assert doc_default["device_start"] == "delay", doc_default
+assert doc_default["device_start_ns"] <= doc_default["device_begin_ns"], doc_default
+_, doc = stat(env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0"))
+assert doc["device_start"] == "at_once" and doc["device_begin_ns"] is not None, doc
+
+# A command that ends before NVML's start: no device counters, said so; NVML never started.
+short, doc = stat(cmd=("true",), env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="60000"))
+assert not [n for n in short if "gpu" in n], short.keys()
+assert doc["device_start"] == "not_started" and doc["device_begin_ns"] is None, doc
+assert doc["device_start_ns"] is None, doc
+r = subprocess.run([perfq, "stat", "--no-layers", "--", "true"], capture_output=True, text=True,
+                   timeout=60, env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="60000"))
+assert r.returncode == 0 and "CMD ended before NVML was to start" in r.stderr, r.stderr
+# One that ends while NVML starts (the fake's nvmlInit_v2 takes 3 s here): perfq does not wait
+# for it (no counters, said so; its exit status is CMD's).
+slow = dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0", FAKE_NVML_INIT_MS="3000")
+r = subprocess.run([perfq, "stat", "--no-layers", "--json", "--", "sh", "-c", "exit 3"],
+                   capture_output=True, text=True, timeout=60, env=slow)
+doc = json.loads(r.stderr)
+assert r.returncode == 3, r.stderr
+assert doc["device_start"] == "at_once" and doc["device_start_ns"] is not None, doc
+assert doc["device_begin_ns"] is None, doc
+assert not [c["name"] for c in doc["counters"] if "gpu" in c["name"]], doc
+# With --device they are listed all the same, not counted (NVML is waited for, for them).
+asked, doc = stat("--device", cmd=("true",),
+                  env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="60000"))
+assert asked["nvml-gpu0/average-power"]["counted"] is False, asked["nvml-gpu0/average-power"]
+assert doc["device_begin_ns"] is None, doc
+
+# With the layers, the first frame (GL) or OpenCL command starts NVML (the delay is far off).
+layers_env = dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="600000",
+                  ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0")
+for example, args, cause in ((example_gl, ["120"], "first_frame"),
+                             (example_cl, [], "first_command")):
+    if not example:
+        continue
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        r = subprocess.run([perfq, "stat", "--json", "-o", out.name, "--", example, *args],
+                           capture_output=True, text=True, timeout=120, env=layers_env)
+        assert r.returncode == 0, r.stderr
+        doc = json.load(open(out.name))
+    counted = {c["name"]: c for c in doc["counters"]}
+    assert doc["device_start"] == cause, (example, doc)
+    assert 0 < doc["device_start_ns"] <= doc["device_begin_ns"] < doc["elapsed_ns"], doc
+    assert counted["nvml-gpu0/average-power"]["counted"], counted["nvml-gpu0/average-power"]
 
 # No NVML device: nothing by default, the reason with --device.
 env = dict(os.environ, PERFQ_DISABLE="nvml,gpm")

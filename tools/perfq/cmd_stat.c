@@ -3,8 +3,8 @@
  *            -- CMD [ARGS]
  *
  * By default (issue 12) the layers are injected (stat_collect.c reports what they send) and
- * the NVIDIA device counters are added where NVML finds a device, opened on a thread while CMD
- * starts (stat_device.c).
+ * the NVIDIA device counters are added where NVML finds a device, opened on a thread once
+ * CMD's driver start is over (stat_device.c).
  *
  * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
  * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
@@ -145,11 +145,11 @@ static size_t measured_ids(struct stat_row *rows, size_t n, perfq_counter_id_t *
 
 /* The device counters with -I only (their intervals need them in the interval set): every
  * available device counter of the NVIDIA providers nvml and gpm (nvml-gpuN and gpm-gpuN where
- * a driver is present), probed here, before CMD starts (NVML's start, 56 ms on an H100, is
- * then waited for). Without -I they are opened on a thread while CMD starts (stat_device.c).
- * explicit_ (--device): unavailable ones too, so that the table says why. CUPTI's device-wide
- * counters (cupti-gpuN) are not among them (its probe initialises CUDA, 0.6 s of CPU; its
- * sampling costs about 5% of a core): they are counted when named with -e. */
+ * a driver is present), probed here, before CMD starts (NVML's start, 31 ms on an H100, is
+ * then waited for). Without -I they are opened on a thread after CMD's driver start
+ * (stat_device.c). explicit_ (--device): unavailable ones too, so that the table says why.
+ * CUPTI's device-wide counters (cupti-gpuN) are not among them (its probe initialises CUDA,
+ * 0.6 s of CPU; its sampling costs about 5% of a core): they are counted when named with -e. */
 static int add_device_rows(perfq_t *pq, struct stat_row *rows, size_t *n, int explicit_)
 {
     uint32_t count = 0;
@@ -225,20 +225,48 @@ struct child_result {
     unsigned intervals;        /* -I: intervals printed */
     int device_rows;           /* device counters opened on perfq's thread (stat_device.c) */
     int64_t device_begin_ns;   /* when they began, from CMD's start; -1: never */
-    struct stat_device *device; /* counted: still open (NVML's sampler) until perfq leaves */
+    enum stat_device_cause device_cause;   /* what started NVML */
+    int64_t device_start_ns;   /* when NVML's start began, from CMD's start; -1: never */
+    struct stat_device *device; /* perfq leaves with _exit: NVML's sampler or start runs */
 };
+
+static const char *const device_cause_text[] = {
+    [STAT_DEVICE_NONE] = "",
+    [STAT_DEVICE_NOT_STARTED] = "",
+    [STAT_DEVICE_FIRST_FRAME] = "at CMD's first frame",
+    [STAT_DEVICE_FIRST_COMMAND] = "at CMD's first OpenCL command",
+    [STAT_DEVICE_DELAY] = "without a frame or an OpenCL command from CMD",
+    [STAT_DEVICE_AT_ONCE] = "at once (PERFQ_STAT_DEVICE_DELAY_MS=0)",
+};
+static const char *const device_cause_json[] = {
+    [STAT_DEVICE_NONE] = "none", [STAT_DEVICE_NOT_STARTED] = "not_started",
+    [STAT_DEVICE_FIRST_FRAME] = "first_frame", [STAT_DEVICE_FIRST_COMMAND] = "first_command",
+    [STAT_DEVICE_DELAY] = "delay", [STAT_DEVICE_AT_ONCE] = "at_once",
+};
+
+/* Device counters opened on perfq's thread (not -I): when they began, what started NVML. */
+static int device_said(const struct child_result *r)
+{
+    return r->device_cause != STAT_DEVICE_NONE || r->device_rows;
+}
 
 /* Where the thread's device counters were read: the interval they cover. */
 static void print_device_interval(FILE *out, const struct child_result *r)
 {
-    if (!r->device_rows)
+    if (!device_said(r))
         return;
-    if (r->device_begin_ns < 0)
-        fprintf(out, "\n   device counters not counted: CMD ended before NVML was ready\n");
+    if (r->device_begin_ns >= 0)
+        fprintf(out, "\n   device counters from %.3f s after CMD's start to its exit (NVML started "
+                "%.3f s after CMD's start, %s)\n", (double)r->device_begin_ns / 1e9,
+                (double)r->device_start_ns / 1e9, device_cause_text[r->device_cause]);
+    else if (r->device_start_ns >= 0)
+        fprintf(out, "\n   device counters not counted: CMD ended while NVML was starting (from "
+                "%.3f s after CMD's start, %s)\n", (double)r->device_start_ns / 1e9,
+                device_cause_text[r->device_cause]);
     else
-        fprintf(out, "\n   device counters from %.3f s after CMD's start to its exit (NVML "
-                "started on perfq's thread while CMD ran)\n",
-                (double)r->device_begin_ns / 1e9);
+        fprintf(out, "\n   device counters not counted: CMD ended before NVML was to start (at "
+                "its first frame or OpenCL command, else %.3f s after its start)\n",
+                stat_device_delay_s());
 }
 
 static void print_table(FILE *out, const struct stat_options *o, const struct stat_row *rows,
@@ -339,10 +367,16 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
             (uint64_t)r->usage.ru_maxrss * 1024u);
     if (o->interval_ms)
         fprintf(out, ", \"interval_ms\": %u, \"intervals\": %u", o->interval_ms, r->intervals);
-    if (r->device_rows && r->device_begin_ns >= 0)
+    if (device_said(r) && r->device_begin_ns >= 0)
         fprintf(out, ", \"device_begin_ns\": %" PRId64, r->device_begin_ns);
-    else if (r->device_rows)
+    else if (device_said(r))
         fprintf(out, ", \"device_begin_ns\": null");
+    if (device_said(r) && r->device_start_ns >= 0)
+        fprintf(out, ", \"device_start_ns\": %" PRId64, r->device_start_ns);
+    else if (device_said(r))
+        fprintf(out, ", \"device_start_ns\": null");
+    if (device_said(r))
+        fprintf(out, ", \"device_start\": \"%s\"", device_cause_json[r->device_cause]);
     fprintf(out, ", \"counters\": [");
     double seconds = (double)r->elapsed_ns / 1e9;
     for (size_t i = 0; i < n; i++) {
@@ -422,6 +456,9 @@ static void add_device_results(perfq_t *pq, const struct stat_device *device,
     }
     /* Begun before CMD's start (NVML was quick): they cover all of it. */
     r->device_begin_ns = !begin ? -1 : begin > t0 ? (int64_t)(begin - t0) : 0;
+    uint64_t start;
+    r->device_cause = stat_device_cause(device, &start);
+    r->device_start_ns = !start ? -1 : start > t0 ? (int64_t)(start - t0) : 0;
 }
 
 static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
@@ -447,7 +484,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     /* The device counters start on a thread, after the fork (NVML's descriptors are not CMD's
      * to inherit), while CMD starts: CMD does not wait for NVML (-I: select_rows). */
     struct stat_device *device = !o->interval_ms && want_device(o)
-                                     ? stat_device_start(pq, o->device == STAT_DEVICE_ON)
+                                     ? stat_device_start(pq, o->device == STAT_DEVICE_ON, *collect)
                                      : NULL;
     if (*collect && stat_collect_start(*collect) != 0)
         fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
@@ -481,7 +518,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
                       "interval)" : "");
         close(go);   /* the child reads EOF and exits 127 without running cmd */
         waitpid(pid, NULL, 0);
-        stat_device_stop(device);
+        stat_device_stop(device, 0);
         stat_device_free(&device);
         perfq_measurement_destroy(&m);
         stat_interval_close(&iv);
@@ -496,6 +533,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGTERM, &fwd, &old_term);
     sigaction(SIGHUP, &fwd, &old_hup);
     uint64_t t0 = monotonic_ns();
+    stat_device_released(device, t0);
     char byte = 1;
     int err = 0;
     ssize_t got = -1;
@@ -522,7 +560,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         wrc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
     while (wrc < 0 && errno == EINTR);
     r->elapsed_ns = monotonic_ns() - t0;
-    stat_device_stop(device);   /* read at CMD's exit, before the rest of the ending */
+    stat_device_stop(device, 1);   /* read at CMD's exit, before the rest of the ending */
     if (*collect)
         stat_collect_finish(*collect);
     progress_stop(&progress);
@@ -540,7 +578,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGHUP, &old_hup, NULL);
     perfq_measurement_destroy(&m);
     add_device_results(pq, device, rows, n_rows, measured, values, t0, r);
-    if (stat_device_counting(device))
+    if (stat_device_must_leave(device))
         r->device = device;   /* cmd_stat leaves without closing it */
     else
         stat_device_free(&device);

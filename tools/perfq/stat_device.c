@@ -1,17 +1,31 @@
 /*
  * perfq stat's device counters (docs/perfq-stat.md, "Device counters"): every available counter
  * of the NVIDIA providers nvml and gpm (nvml-gpuN, gpm-gpuN). They count the device, whoever
- * uses it, so they work for any command. NVML's start costs about 30 ms of CPU and 56 ms of
- * wall on an H100: done on this thread, while CMD starts and runs, so that CMD never waits for
- * it. The counters begin when NVML is ready and are read at CMD's exit with
+ * uses it, so they work for any command.
+ *
+ * When NVML starts. NVML's start (31 ms of wall, 23 ms of CPU on an H100) contends with CMD's
+ * own driver start in the NVIDIA kernel driver: run beside it, it made the GL example's own
+ * time 16-18 ms and the OpenCL example's 18-41 ms longer on the H100 (docs/perfq-stat.md,
+ * "Defaults"). So the thread waits for CMD's driver start to be over before it starts
+ * NVML: until the layers' first frame or OpenCL command reaches perfq (the program has a
+ * context and has used it), or, for a program that sends none (no layers, no GL or OpenCL), until
+ * PERFQ_STAT_DEVICE_DELAY_MS after CMD's start (default STAT_DEVICE_DELAY_MS; 0: at once, as
+ * before). The counters begin when NVML is ready and are read at CMD's exit with
  * perfq_measurement_sample, which does not wait for a sample after the end: they cover from
  * their begin (reported relative to CMD's start) to the sampler's newest sample at CMD's exit
- * (at most one fast period, 20 ms, before it; nvml-gpuN/sample-age says how far). A CMD that
- * ends before NVML is ready waits for NVML's start to end (the thread is joined, never left
- * inside NVML at exit) and its device counters are "not counted". Once they were counted,
- * perfq leaves after its report without stopping NVML's sampler or shutting NVML down (about
- * 5 ms of wall on the H100, docs/perfq-stat.md): cmd_stat.c ends with _exit there.
+ * (at most one fast period, 20 ms, before it; nvml-gpuN/sample-age says how far).
+ *
+ * A CMD that ends before they began gets no device counters and a note saying so: before
+ * NVML's start, the thread leaves without starting it; during it, perfq does not wait for it
+ * (it leaves with _exit, the thread still inside NVML: no exit handler or destructor runs
+ * beside it, and the kernel takes what NVML had opened). With --device (explicit_) the counters
+ * are listed all the same, "not counted", with the reasons of those missing: NVML is started
+ * (or waited for) at CMD's exit for that. Once they were counted, perfq leaves after its report
+ * without stopping NVML's sampler or shutting NVML down (about 5 ms of wall on the H100,
+ * docs/perfq-stat.md): cmd_stat.c ends with _exit there.
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +33,28 @@
 
 #include "stat_device.h"
 
+/* Without a frame or an OpenCL command from the layers, NVML starts this long after CMD. */
+#define STAT_DEVICE_DELAY_MS 200
+/* How often the waiting thread looks at the layers' records (the drain reads them every
+ * 20 ms). */
+#define STAT_DEVICE_POLL_NS 5000000u
+
 struct stat_device {
     perfq_t *pq;
     int explicit_;
+    struct stat_collect *collect;   /* the layers' records, or NULL */
+    uint64_t t0;                 /* CMD's start (stat_device_released; until then, about it) */
+    uint64_t delay_ns;
     pthread_t thread;
     pthread_mutex_t lock;
+    pthread_cond_t wake;
     int stop;                    /* CMD exited: do not begin any more */
+    int starting;                /* the thread has begun NVML's start */
+    int finished;                /* the thread has returned */
+    int left;                    /* stat_device_stop did not join it: the thread owns d */
+    int absent;                  /* no libnvidia-ml.so.1: no device counters, nothing said */
+    enum stat_device_cause cause;
+    uint64_t start_ns;           /* when NVML's start began */
     perfq_measurement_t *m;      /* begun (under lock) */
     perfq_counter_id_t *ids;     /* available ones first */
     size_t n, n_measured;
@@ -60,9 +90,76 @@ int stat_device_counter(const perfq_group_info_t *gi, const perfq_counter_info_t
              (strcmp(ci->name, "pcie-tx") == 0 || strcmp(ci->name, "pcie-rx") == 0));
 }
 
+static uint64_t env_delay_ns(void)
+{
+    const char *v = getenv("PERFQ_STAT_DEVICE_DELAY_MS");
+    char *end;
+    unsigned long ms = v && *v ? strtoul(v, &end, 10) : STAT_DEVICE_DELAY_MS;
+    if (v && *v && (*end || ms > 600000))
+        ms = STAT_DEVICE_DELAY_MS;
+    return (uint64_t)ms * 1000000u;
+}
+
+double stat_device_delay_s(void)
+{
+    return (double)env_delay_ns() / 1e9;
+}
+
+/* Waits until CMD's driver start is over (a frame or an OpenCL command came, or the delay
+ * passed) or CMD exited. Returns 1 to start NVML now (d->starting set), 0 when CMD exited. */
+static int wait_for_start(struct stat_device *d)
+{
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        if (d->stop)
+            break;
+        uint64_t now = monotonic_ns(), until = d->t0 + d->delay_ns;
+        uint64_t frames = 0, commands = 0;
+        if (d->collect)
+            stat_collect_progress(d->collect, &frames, &commands);
+        if (frames || commands || now >= until) {
+            d->cause = frames ? STAT_DEVICE_FIRST_FRAME
+                     : commands ? STAT_DEVICE_FIRST_COMMAND
+                     : d->delay_ns ? STAT_DEVICE_DELAY : STAT_DEVICE_AT_ONCE;
+            d->starting = 1;
+            d->start_ns = now;
+            break;
+        }
+        if (d->collect && until - now > STAT_DEVICE_POLL_NS)
+            until = now + STAT_DEVICE_POLL_NS;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        pthread_cond_timedwait(&d->wake, &d->lock, &ts);
+    }
+    int go = d->starting;
+    pthread_mutex_unlock(&d->lock);
+    return go;
+}
+
+static void finish(struct stat_device *d)
+{
+    pthread_mutex_lock(&d->lock);
+    d->finished = 1;
+    pthread_cond_broadcast(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+}
+
 static void *device_main(void *arg)
 {
     struct stat_device *d = arg;
+    /* Without the library (or with the providers disabled) there are no device counters and
+     * nothing to say about them. Loading it starts nothing in the driver; it stays loaded (the
+     * nvml provider opens the same one). */
+    if (!d->explicit_ && !dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+        pthread_mutex_lock(&d->lock);
+        d->absent = 1;
+        pthread_mutex_unlock(&d->lock);
+        finish(d);
+        return NULL;
+    }
+    if (!wait_for_start(d) && !d->explicit_) {
+        finish(d);
+        return NULL;
+    }
     /* Deferred providers (perfq.h): NVML's are probed here, CUPTI's not (cupti-gpuN: -e). A
      * failure leaves their groups out or unavailable, as for any provider. */
     perfq_catalog_probe(d->pq, "nvml");
@@ -72,8 +169,10 @@ static void *device_main(void *arg)
     uint32_t count = 0;
     perfq_catalog_probed(d->pq, NULL, &count);
     d->ids = calloc(count ? count : 1, sizeof(*d->ids));
-    if (!d->ids)
+    if (!d->ids) {
+        finish(d);
         return NULL;
+    }
     /* Available ones first, then (--device only) the unavailable ones, for their reason. */
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t id = 0; id < count; id++) {
@@ -88,18 +187,14 @@ static void *device_main(void *arg)
         if (pass == 0)
             d->n_measured = d->n;
     }
-    if (!d->n_measured || stopped(d))
-        return NULL;
     perfq_measurement_t *m = NULL;
-    if (perfq_measurement_create(d->pq, d->ids, d->n_measured, NULL, &m) != PERFQ_OK)
-        return NULL;
-    if (perfq_measurement_begin(m) != PERFQ_OK) {
+    if (d->n_measured && !stopped(d) &&
+        perfq_measurement_create(d->pq, d->ids, d->n_measured, NULL, &m) == PERFQ_OK &&
+        perfq_measurement_begin(m) != PERFQ_OK)
         perfq_measurement_destroy(&m);
-        return NULL;
-    }
     uint64_t t = monotonic_ns();
     pthread_mutex_lock(&d->lock);
-    if (!d->stop) {
+    if (m && !d->stop) {
         d->m = m;
         d->begin_ns = t;
         m = NULL;
@@ -107,18 +202,45 @@ static void *device_main(void *arg)
     pthread_mutex_unlock(&d->lock);
     if (m)
         perfq_measurement_destroy(&m);   /* CMD ended while it began: it covers none of it */
+    finish(d);
     return NULL;
 }
 
-struct stat_device *stat_device_start(perfq_t *pq, int explicit_)
+/* Are the NVIDIA providers disabled (PERFQ_DISABLE)? */
+static int nvml_disabled(perfq_t *pq)
 {
+    uint32_t groups = 0;
+    perfq_catalog_probed(pq, &groups, NULL);
+    for (uint32_t g = 0; g < groups; g++) {
+        perfq_group_info_t gi;
+        /* A disabled deferred provider is listed at perfq_open, unavailable, never probed. */
+        if (perfq_group_info(pq, g, &gi) == PERFQ_OK && gi.provider &&
+            strcmp(gi.provider, "nvml") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_collect *collect)
+{
+    if (!explicit_ && nvml_disabled(pq))
+        return NULL;
     struct stat_device *d = calloc(1, sizeof(*d));
     if (!d)
         return NULL;
     d->pq = pq;
     d->explicit_ = explicit_;
+    d->collect = collect;
+    d->delay_ns = env_delay_ns();
+    d->t0 = monotonic_ns();
     pthread_mutex_init(&d->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->wake, &ca);
+    pthread_condattr_destroy(&ca);
     if (pthread_create(&d->thread, NULL, device_main, d) != 0) {
+        pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);
         free(d);
         return NULL;
@@ -126,14 +248,19 @@ struct stat_device *stat_device_start(perfq_t *pq, int explicit_)
     return d;
 }
 
-void stat_device_stop(struct stat_device *d)
+void stat_device_stop(struct stat_device *d, int may_leave)
 {
     if (!d)
         return;
     pthread_mutex_lock(&d->lock);
     d->stop = 1;
+    pthread_cond_broadcast(&d->wake);
     perfq_measurement_t *m = d->m;
+    /* NVML is still starting and nobody asked for the reasons: not waited for. */
+    d->left = may_leave && !m && d->starting && !d->finished && !d->explicit_;
     pthread_mutex_unlock(&d->lock);
+    if (d->left)
+        return;
     /* Read first (at CMD's exit), join after. d->n_measured was written before d->m (the lock
      * orders them). */
     perfq_value_t *values = NULL;
@@ -152,7 +279,7 @@ void stat_device_stop(struct stat_device *d)
     if (!values) {
         d->n = d->n_measured = 0;   /* out of memory: none reported */
     } else if (!read) {
-        /* Never begun (NVML not ready when CMD ended), or unreadable: not counted. */
+        /* Never begun (CMD ended first), or unreadable: not counted. */
         for (size_t i = 0; i < d->n_measured; i++) {
             memset(&values[i], 0, sizeof(values[i]));
             values[i].flags = PERFQ_VALUE_NOT_COUNTED;
@@ -168,22 +295,52 @@ int stat_device_counting(const struct stat_device *d)
     return d && d->m;
 }
 
+int stat_device_must_leave(const struct stat_device *d)
+{
+    return d && (d->m || d->left);
+}
+
 void stat_device_result(const struct stat_device *d, const perfq_counter_id_t **ids,
                         size_t *n, size_t *n_measured, const perfq_value_t **values,
                         uint64_t *begin_ns)
 {
-    *ids = d ? d->ids : NULL;
-    *n = d ? d->n : 0;
-    *n_measured = d ? d->n_measured : 0;
-    *values = d ? d->values : NULL;
-    *begin_ns = d ? d->begin_ns : 0;
+    int some = d && !d->left && !d->absent;
+    *ids = some ? d->ids : NULL;
+    *n = some ? d->n : 0;
+    *n_measured = some ? d->n_measured : 0;
+    *values = some ? d->values : NULL;
+    *begin_ns = some ? d->begin_ns : 0;
+}
+
+void stat_device_released(struct stat_device *d, uint64_t t0)
+{
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    d->t0 = t0;
+    pthread_cond_broadcast(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+}
+
+enum stat_device_cause stat_device_cause(const struct stat_device *d, uint64_t *start_ns)
+{
+    /* After stat_device_stop: d->starting and what goes with it no longer change. */
+    *start_ns = d && d->starting ? d->start_ns : 0;
+    if (!d || d->absent)
+        return STAT_DEVICE_NONE;
+    return d->starting ? d->cause : STAT_DEVICE_NOT_STARTED;
 }
 
 void stat_device_free(struct stat_device **d)
 {
     if (!d || !*d)
         return;
+    if ((*d)->left) {
+        *d = NULL;   /* the thread still uses it: perfq leaves with _exit */
+        return;
+    }
     perfq_measurement_destroy(&(*d)->m);
+    pthread_cond_destroy(&(*d)->wake);
     pthread_mutex_destroy(&(*d)->lock);
     free((*d)->ids);
     free((*d)->values);
