@@ -201,6 +201,41 @@ def test_cl_threads():
     check_cl_late(["threads", "500", "2600"], 2, 4 * 2 * 500 + 2 + 1 + 4)
 
 
+def test_cl_child_gone():
+    """A forked child leaves 5 writes waiting on a user event and kills itself (SIGKILL): their
+    records never come. Its queue holds the window until perfq finds its process gone (checked
+    once the hold keeps events back past the 2 s horizon), not for the 30 s a hold may last:
+    the child's enqueue calls (the hold's own start) reach the file while CMD, the parent
+    sleeping for 120 s, still runs. The 20 s allowed is a time limit, far above the 2.1 s it
+    takes on the development machine and below the 30 s it took without the check. SIGTERM to
+    perfq then ends CMD."""
+    fd, path = tempfile.mkstemp(prefix="perfq-record-child-", suffix=".json")
+    os.close(fd)
+    p = subprocess.Popen([PERFQ, "record", "-o", path, "--", CL_LATE, "child", "5", "120000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()   # the parent reaped the child
+    check("killed with SIGKILL" in line, "child: CMD said %r" % line)
+    seen = False
+    deadline = time.monotonic() + 20
+    while not seen and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        with open(path) as f:
+            seen = '"cat":"opencl-call"' in f.read()
+    check(seen, "child: the dead child's enqueue calls did not reach the file in 20 s")
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=300)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    t = parse(text, "child")
+    check(p.returncode == 128 + 15, "child: exit status %d (%s)" % (p.returncode, err))
+    check_monotonic(t, "child")
+    x = [e for e in t["traceEvents"] if e["ph"] == "X"]
+    check(sum(e["cat"] == "opencl-call" for e in x) == 5 and
+          not [e for e in x if e["cat"] == "opencl"],
+          "child: 5 enqueue calls and no GPU interval: %s" % t["otherData"])
+
+
 def test_gl_per_draw():
     """perfq record --per-draw: every draw counted (otherData draws), each placed draw an X event
     on its context's draws track (the device's process) with its function, frame, vertices and
@@ -335,7 +370,8 @@ def test_stopped_mid_frame():
 
 
 for test in (test_gl, test_gl_per_draw, test_cl, test_cl_late, test_cl_inflight,
-             test_cl_threads, test_exit_status, test_killed, test_stopped_mid_frame):
+             test_cl_threads, test_cl_child_gone, test_exit_status, test_killed,
+             test_stopped_mid_frame):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

@@ -17,6 +17,10 @@
  *       4 threads enqueue at once on the one in-order queue, each N rounds of a write and "inc"
  *       on a buffer of its own (their enqueue records reach perfq in another order than the
  *       calls began); SLEEP_MS ms of sleep, then clFinish.
+ *   perfq-test-cl-late child N SLEEP_MS
+ *       a forked child enqueues N writes waiting on a user event it never sets and kills itself
+ *       (SIGKILL: the commands' records never come); the parent reaps it and sleeps SLEEP_MS ms
+ *       (the test ends it sooner with a signal).
  *
  * Both check the buffers' contents at the end. Prints what it enqueued on stdout; exit 0, 1 on
  * an OpenCL failure or a wrong result, 2 for bad arguments, 77 when there is no OpenCL platform.
@@ -27,8 +31,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WORDS 1024   /* 4 KiB */
 #define THREADS 4
@@ -89,15 +96,58 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* "child": the child's part (the parent has not touched OpenCL). */
+static int child_dies_waiting(long n)
+{
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_uint np = 0, nd = 0;
+    if (clGetPlatformIDs(1, &platform, &np) != CL_SUCCESS || np == 0 ||
+        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &nd) != CL_SUCCESS || nd == 0)
+        return 77;
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    cl_command_queue q = err == CL_SUCCESS ? clCreateCommandQueue(ctx, device, 0, &err) : NULL;
+    cl_mem a = err == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, WORDS * sizeof(cl_uint),
+                                                  NULL, &err) : NULL;
+    cl_event gate = err == CL_SUCCESS ? clCreateUserEvent(ctx, &err) : NULL;
+    if (failed(err, "the child's setup"))
+        return 1;
+    static cl_uint src[WORDS];
+    for (long r = 0; r < n; r++)
+        if (failed(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, sizeof(src), src, 1, &gate, NULL),
+                   "the child's write"))
+            return 1;
+    clFlush(q);
+    raise(SIGKILL);   /* no exit handler: the layer never reads them */
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     int late = argc == 4 && strcmp(argv[1], "late") == 0;
     int inflight = argc == 4 && strcmp(argv[1], "inflight") == 0;
     int threads = argc == 4 && strcmp(argv[1], "threads") == 0;
+    int child = argc == 4 && strcmp(argv[1], "child") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight && !threads) || n < 1 || n > 100000 || ms < 0) {
-        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads N SLEEP_MS\n");
+    if ((!late && !inflight && !threads && !child) || n < 1 || n > 100000 || ms < 0) {
+        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads|child N SLEEP_MS\n");
         return 2;
+    }
+    if (child) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(child_dies_waiting(n));
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid)
+            return 1;
+        if (WIFEXITED(status))   /* 77: no platform; else its failure */
+            return WEXITSTATUS(status) == 77 ? 77 : 1;
+        printf("perfq-test-cl-late: child: %ld writes left waiting by a child killed with "
+               "SIGKILL; sleeping %ld ms\n", n, ms);
+        fflush(stdout);
+        sleep_ms(ms);
+        return 0;
     }
     cl_platform_id platform;
     cl_device_id device;

@@ -25,8 +25,10 @@
  */
 #include "record_timeline.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,9 @@ struct gpu_track {
      * of two) from waits_head, waits_n entries, waits_done of them holes. */
     struct cl_wait *waits;
     size_t waits_head, waits_n, waits_cap, waits_done;
+    /* Its process: 0 alive (as far as known), 1 found gone (what it sent is in the ring and read
+     * by the next drain), 2 gone: it holds nothing (timeline_tick). */
+    int gone;
     /* GL: the newest statistics span's vertices, placed at its last frame's GPU end (its
      * FRAME_PIPELINE record comes just before that frame's FRAME_GPU) */
     int span_valid;
@@ -312,7 +317,7 @@ static void hold_open_frames(struct timeline *tl)
         if (!tl->tracks[i].is_cl && tl->tracks[i].open_since > tl->newest)
             tl->newest = tl->tracks[i].open_since;
     for (size_t i = 0; i < tl->n_tracks; i++) {
-        uint64_t since = track_hold(&tl->tracks[i]);
+        uint64_t since = tl->tracks[i].gone == 2 ? 0 : track_hold(&tl->tracks[i]);
         if (since && since + TRACE_HOLD_MAX_NS >= tl->newest && (!oldest || since < oldest))
             oldest = since;
     }
@@ -377,15 +382,19 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     case PERFQ_STAT_GL_CONTEXT: {
         struct gpu_track *g = track_of(tl, r->pid, r->a, 0, r->name);
         if (g) {
+            g->gone = 0;   /* a new context (its pid reused, at worst) */
             g->gl_error_ns = r->c;
             g->open_since = r->t0;   /* its frame 0 began then */
             hold_open_frames(tl);
         }
         break;
     }
-    case PERFQ_STAT_CL_QUEUE:
-        track_of(tl, r->pid, r->a, 1, r->name);
+    case PERFQ_STAT_CL_QUEUE: {
+        struct gpu_track *q = track_of(tl, r->pid, r->a, 1, r->name);
+        if (q)
+            q->gone = 0;
         break;
+    }
     case PERFQ_STAT_FRAME: {
         if (!r->t1)
             break;
@@ -512,6 +521,45 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     default:
         break;
     }
+}
+
+/* 1 when process pid has ended (reaped, or a zombie: everything it sent is in the ring). */
+static int process_gone(uint32_t pid)
+{
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')');   /* the name may hold ')' itself */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+void timeline_tick(struct timeline *tl, uint64_t now)
+{
+    int changed = 0;
+    for (size_t i = 0; i < tl->n_tracks; i++) {
+        struct gpu_track *g = &tl->tracks[i];
+        if (g->gone == 1) {
+            /* Found gone at the previous tick: a drain since has read what it sent. */
+            g->gone = 2;
+            tl->cl_waits -= g->waits_n;
+            g->waits_n = g->waits_done = 0;
+            changed = 1;
+            continue;
+        }
+        /* Asked only of a track whose hold keeps events back from the file now. */
+        uint64_t since = g->gone ? 0 : track_hold(g);
+        if (since && since + TRACE_HORIZON_NS < now && process_gone(g->pid))
+            g->gone = 1;
+    }
+    if (changed)
+        hold_open_frames(tl);
 }
 
 void timeline_close(struct timeline **ptl)

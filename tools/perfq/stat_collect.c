@@ -387,6 +387,7 @@ static void *drain(void *arg)
             /* A timeline lets its old events out to the file now and then. */
             uint64_t now = monotonic_ns();
             if (now - last_tick >= 100000000u) {
+                timeline_tick(c->timeline, now);
                 trace_tick(c->trace, now);
                 last_tick = now;
             }
