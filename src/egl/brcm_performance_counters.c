@@ -551,14 +551,6 @@ static void observe_object(struct perfq_gl_context *ctx, void *data,
                                                    : NULL, bytes);
 }
 
-static void observe_draw(struct perfq_gl_context *ctx, void *data, const char *function)
-{
-    (void)ctx;
-    (void)data;
-    (void)function;
-    perfq_gl_driver_add(PERFQ_GL_DRIVER_DRAW_CALLS, 1);
-}
-
 static void observe_clear(struct perfq_gl_context *ctx, void *data, GLbitfield mask)
 {
     (void)ctx;
@@ -575,7 +567,10 @@ static void observe_swap(struct perfq_gl_context *ctx, void *data)
 }
 
 static const struct perfq_gl_observers observers = {
-    .object = observe_object, .draw = observe_draw, .clear = observe_clear,
+    /* Draw calls: counted per context by the layer's draw wrappers (driver_counters.c reads
+     * them), not observed here: a draw observer makes every draw of every layered program
+     * fan out to the front ends. */
+    .object = observe_object, .clear = observe_clear,
     .swap = observe_swap,
 };
 

@@ -269,6 +269,11 @@ void perfq_gl_object_repeat_forget(struct perfq_gl_context *ctx);
  * (they are added when the context's record goes): what a reader of *counter must use. */
 uint64_t perfq_gl_repeat_counter_read(const uint64_t *counter);
 
+/* The program's draw calls (every glDraw* the layer wraps, made with a context current) in
+ * every context of the process so far, destroyed ones included: counted per context by the
+ * draw wrappers, with no observer (the Driver Counters' Draw Calls). */
+uint64_t perfq_gl_context_draw_calls(void);
+
 struct perfq_gl_frontend {
     const char *name;               /* the extension's name, e.g. "GL_ANGLE_timer_query" */
     perfq_gl_scope_t scope;

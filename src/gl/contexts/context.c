@@ -93,9 +93,24 @@ uint64_t perfq_gl_repeat_counter_read(const uint64_t *counter)
     return v;
 }
 
+/* Draw calls of the contexts that left the list (unlink_context, under context_lock). */
+static uint64_t retired_draw_calls;
+
+uint64_t perfq_gl_context_draw_calls(void)
+{
+    /* Under the lock: a context's count is seen once, in its context or in the retired sum. */
+    pthread_mutex_lock(&context_lock);
+    uint64_t n = retired_draw_calls;
+    for (struct perfq_gl_ctx *c = contexts; c; c = c->next)
+        n += atomic_load_explicit(&c->draw_calls, memory_order_relaxed);
+    pthread_mutex_unlock(&context_lock);
+    return n;
+}
+
 static void unlink_context(struct perfq_gl_ctx *c)
 {
     repeat_flush_locked(&c->repeat);        /* before it leaves the list the readers walk */
+    retired_draw_calls += atomic_load_explicit(&c->draw_calls, memory_order_relaxed);
     for (struct perfq_gl_ctx **p = &contexts; *p; p = &(*p)->next) {
         if (*p == c) {
             *p = c->next;

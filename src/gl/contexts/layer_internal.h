@@ -111,8 +111,12 @@ struct perfq_gl_ctx {
 
     struct perfq_gl_bindings bindings;      /* bindings.c */
 
-    /* counters the layer keeps */
-    uint64_t draw_calls;
+    /* The Driver Counters' Draw Calls of this context (perfq_gl_count_draw): written only by
+     * the thread it is current on, without a locked instruction (a process-wide atomic add per
+     * draw was a full barrier after the driver's stores, and the observer fan-out ~100
+     * instructions more per draw in every layered program); read under context_lock by
+     * perfq_gl_context_draw_calls, which adds what destroyed contexts left. */
+    atomic_ullong draw_calls;
 
     /* services */
     struct perfq_gl_vq_state *vq;
@@ -181,6 +185,9 @@ static inline void perfq_gl_ctx_count(atomic_ullong *n, long long delta)
     atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) +
                                  (unsigned long long)delta, memory_order_relaxed);
 }
+
+/* A program's draw call through the layer's wrappers, on this thread's current context. */
+static inline void perfq_gl_count_draw(void);
 
 /* error.c: run a program's call and learn whether the driver accepted it (its error, if any,
  * stays pending for the program). */
@@ -310,6 +317,13 @@ static inline struct perfq_gl_ctx *perfq_gl_active_context(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     return c && c->initialized && !c->finalized ? c : NULL;
+}
+
+static inline void perfq_gl_count_draw(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    if (c)
+        perfq_gl_ctx_count(&c->draw_calls, 1);
 }
 
 /* One read of the driver's error flag after a program's call (error.c, "one read"). */

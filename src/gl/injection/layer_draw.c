@@ -1,8 +1,9 @@
 /*
- * Hot-path calls the layer wraps (glBindBuffer: layer_bindings.c). Draw calls and glClear the layer wraps: reported to front ends that observe them; draws counted
- * per context (a "layer" counter front ends may expose), and
- * the measure of the layer's cost on the hot path (bench/gl: a wrapped draw with no query
- * active costs a thread-local load, an increment and the forward).
+ * Hot-path calls the layer wraps (glBindBuffer: layer_bindings.c). Draw calls and glClear the
+ * layer wraps: reported to front ends that observe them (`perfq stat --per-draw`), and draws
+ * counted per context for the Driver Counters (perfq_gl_count_draw). The measure of the
+ * layer's cost on the hot path (bench/gl: a wrapped draw with no draw observer costs a
+ * thread-local load, a plain increment of its context's count and the forward).
  */
 #include "gl/contexts/layer_internal.h"
 
@@ -17,9 +18,7 @@ static void observe_draw(const char *function)
 
 PERFQ_GL_EXPORT void glDrawArrays(GLenum mode, GLint first, GLsizei count)
 {
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c)
-        c->draw_calls++;
+    perfq_gl_count_draw();
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0))
         perfq_gl_observe_draw_begin("glDrawArrays");
     perfq_gl_dispatch()->glDrawArrays(mode, first, count);
@@ -29,9 +28,7 @@ PERFQ_GL_EXPORT void glDrawArrays(GLenum mode, GLint first, GLsizei count)
 
 PERFQ_GL_EXPORT void glDrawElements(GLenum mode, GLsizei count, GLenum type, const void *indices)
 {
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c)
-        c->draw_calls++;
+    perfq_gl_count_draw();
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0))
         perfq_gl_observe_draw_begin("glDrawElements");
     perfq_gl_dispatch()->glDrawElements(mode, count, type, indices);

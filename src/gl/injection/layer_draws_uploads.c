@@ -28,6 +28,7 @@ static void observed(const char *function)
 
 #define DRAW(name, ...)                                                     \
     do {                                                                    \
+        perfq_gl_count_draw();                                              \
         if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_DRAW_BEGIN, 0)) \
             perfq_gl_observe_draw_begin(#name);                             \
         FORWARD(name, __VA_ARGS__);                                         \

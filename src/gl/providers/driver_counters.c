@@ -143,9 +143,11 @@ static perfq_status_t dc_session_open(void *state, const struct perfq_session_re
 static void read_counts(struct dc_session *s, uint64_t *out)
 {
     for (size_t i = 0; i < s->count; i++)
-        /* With the storage calls' repeats the layer answered itself (gl_layer.h). */
-        out[i] = perfq_gl_repeat_counter_read(
-            (const uint64_t *)&perfq_gl_driver_counts[s->which[i]]);
+        /* Draw calls are counted per context by the draw wrappers (layer_internal.h); the rest
+         * with the storage calls' repeats the layer answered itself (gl_layer.h). */
+        out[i] = s->which[i] == PERFQ_GL_DRIVER_DRAW_CALLS ?
+            perfq_gl_context_draw_calls() :
+            perfq_gl_repeat_counter_read((const uint64_t *)&perfq_gl_driver_counts[s->which[i]]);
 }
 
 static perfq_status_t dc_begin(void *session)
