@@ -19,6 +19,9 @@
  *   span         the statistics ended and begun only at the first swap at least SPAN_US
  *                (default 2000) after the span's start; the timer per frame
  *   span-stamp   the same statistics spans, a GL_TIMESTAMP per swap
+ *   span-batch   span, read in batches: nothing asked while fewer than half the ring's frames
+ *                wait; then the newest waiting frame's availability, and if it is in, every
+ *                waiting frame read without asking (else the oldest asked one by one)
  *
  * Per variant it prints the median over rounds of: wall per frame, the process's CPU per frame
  * (the driver's threads included), the CPU time inside the swap's query calls and inside the
@@ -40,7 +43,7 @@
 #define TEX 64
 #define RING 8
 #define NSTATS 11
-#define NVARIANTS 8
+#define NVARIANTS 9
 
 static const GLenum stat_targets[NSTATS] = {
     GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
@@ -50,9 +53,11 @@ static const GLenum stat_targets[NSTATS] = {
     GL_CLIPPING_INPUT_PRIMITIVES_ARB, GL_CLIPPING_OUTPUT_PRIMITIVES_ARB,
 };
 
-enum { V_BARE, V_STATS, V_STATS_NOREAD, V_TIMER, V_LAYER, V_STAMP, V_SPAN, V_SPAN_STAMP };
+enum { V_BARE, V_STATS, V_STATS_NOREAD, V_TIMER, V_LAYER, V_STAMP, V_SPAN, V_SPAN_STAMP,
+       V_SPAN_BATCH };
 static const char *const variant_names[NVARIANTS] = {
     "bare", "stats", "stats-noread", "timer", "layer", "stamp", "span", "span-stamp",
+    "span-batch",
 };
 
 static struct {
@@ -226,9 +231,10 @@ static void at_swap(struct run_state *s, int variant, uint64_t span_ns, struct e
 {
     memset(done, 0, sizeof(*done));
     int stats = variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER;
-    int timer = variant == V_TIMER || variant == V_LAYER || variant == V_SPAN;
+    int timer = variant == V_TIMER || variant == V_LAYER || variant == V_SPAN ||
+                variant == V_SPAN_BATCH;
     int stamp = variant == V_STAMP || variant == V_SPAN_STAMP;
-    if (variant == V_SPAN || variant == V_SPAN_STAMP) {
+    if (variant == V_SPAN || variant == V_SPAN_STAMP || variant == V_SPAN_BATCH) {
         uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (now - s->span_start >= span_ns) {
             stats = 1;
@@ -282,10 +288,10 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     s.head = s.count = 0;
     s.vertices = s.frames_read = 0;
     gl.Finish();
-    int span = variant == V_SPAN || variant == V_SPAN_STAMP;
+    int span = variant == V_SPAN || variant == V_SPAN_STAMP || variant == V_SPAN_BATCH;
     if (variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER || span)
         begin_stats(&s.cur);
-    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN)
+    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN || variant == V_SPAN_BATCH)
         gl.BeginQuery(GL_TIME_ELAPSED, s.cur.timer);
     uint64_t swap_ns = 0, read_ns = 0;
     uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -307,8 +313,21 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
                 read_one(&s, variant, 1);
             at_swap(&s, variant, span_ns, &done);
             uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-            while (s.count && read_one(&s, variant, 0))
-                ;
+            if (variant != V_SPAN_BATCH) {
+                while (s.count && read_one(&s, variant, 0))
+                    ;
+            } else if (s.count >= RING / 2) {
+                GLuint64 avail = 0;
+                struct entry *newest = &s.ring[(s.head + s.count - 1) % RING];
+                gl.GetQueryObjectui64v(newest->timer, GL_QUERY_RESULT_AVAILABLE, &avail);
+                if (avail) {
+                    while (s.count)
+                        read_one(&s, variant, 1);
+                } else {
+                    while (s.count && read_one(&s, variant, 0))
+                        ;
+                }
+            }
             uint64_t t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
             s.ring[(s.head + s.count) % RING] = done;
             s.count++;
@@ -323,7 +342,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     uint64_t w1 = clock_ns(CLOCK_MONOTONIC), c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     if (variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER || span)
         end_stats();
-    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN)
+    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN || variant == V_SPAN_BATCH)
         gl.EndQuery(GL_TIME_ELAPSED);
     while (s.count)
         read_one(&s, variant, 1);

@@ -84,10 +84,12 @@ static int parse_args(int argc, char **argv, struct record_options *o)
     }
     if (!o->output)
         return fprintf(stderr, "perfq record: -o FILE is required (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD "
+                       "[ARGS])\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq record: missing command (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD "
+                       "[ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
