@@ -485,8 +485,11 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         if (q && r->t0) {
             if (r->t0 > tl->newest)
                 tl->newest = r->t0;
+            /* The trace's hold changes only with the queue's (usually its first call). */
+            uint64_t before = track_hold(q);
             wait_add(tl, q, r->t0);
-            hold_open_frames(tl);
+            if (track_hold(q) != before)
+                hold_open_frames(tl);
         }
         name_thread(tl, r->pid, r->tid);
         char label[100];
@@ -502,8 +505,10 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         /* Its interval is in the window: the queue holds from its next call. */
         struct gpu_track *q = r->t0 ? track_of(tl, r->pid, r->b, 1, NULL) : NULL;
         if (q && q->waits_n) {
+            uint64_t before = track_hold(q);
             wait_done(tl, q, r->t0);
-            hold_open_frames(tl);
+            if (track_hold(q) != before)
+                hold_open_frames(tl);
         }
         break;
     }
@@ -542,7 +547,6 @@ static int process_gone(uint32_t pid)
 
 void timeline_tick(struct timeline *tl, uint64_t now)
 {
-    int changed = 0;
     for (size_t i = 0; i < tl->n_tracks; i++) {
         struct gpu_track *g = &tl->tracks[i];
         if (g->gone == 1) {
@@ -550,7 +554,6 @@ void timeline_tick(struct timeline *tl, uint64_t now)
             g->gone = 2;
             tl->cl_waits -= g->waits_n;
             g->waits_n = g->waits_done = 0;
-            changed = 1;
             continue;
         }
         /* Asked only of a track whose hold keeps events back from the file now. */
@@ -558,8 +561,7 @@ void timeline_tick(struct timeline *tl, uint64_t now)
         if (since && since + TRACE_HORIZON_NS < now && process_gone(g->pid))
             g->gone = 1;
     }
-    if (changed)
-        hold_open_frames(tl);
+    hold_open_frames(tl);   /* also drops holds that fell 30 s behind the newest */
 }
 
 void timeline_close(struct timeline **ptl)

@@ -15,7 +15,8 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r);
 /* Called on the collector's thread after a drain of the ring, now and then (now:
  * CLOCK_MONOTONIC ns): a context or queue whose hold keeps events back past the horizon is
  * checked for its process; one found gone (reaped, or a zombie) holds nothing from the next
- * call on, once the drain between has read what it sent before it ended. */
+ * call on, once the drain between has read what it sent before it ended. The trace's hold is
+ * computed again (records change it only when a context's or queue's own hold changes). */
 void timeline_tick(struct timeline *tl, uint64_t now);
 /* Names the process pid (its command line, read from /proc) if not named yet. Thread safe. */
 void timeline_name_process(struct timeline *tl, uint32_t pid);
