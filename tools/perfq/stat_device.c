@@ -7,10 +7,10 @@
  * own driver start in the NVIDIA kernel driver: run beside it, it made the GL example's own
  * time 16-18 ms and the OpenCL example's 18-41 ms longer on the H100 (docs/perfq-stat.md,
  * "Defaults"). So the thread waits for CMD's driver start to be over before it starts
- * NVML: until the layers' first frame or OpenCL command reaches perfq (the program has a
- * context and has used it), or, for a program that sends none (no layers, no GL or OpenCL), until
- * PERFQ_STAT_DEVICE_DELAY_MS after CMD's start (default STAT_DEVICE_DELAY_MS; 0: at once, as
- * before). The counters begin when NVML is ready and are read at CMD's exit with
+ * NVML, until whichever comes first: the layers' first frame or OpenCL command reaches perfq
+ * (the program has a context and has used it), or PERFQ_STAT_DEVICE_DELAY_MS after CMD's
+ * start (default STAT_DEVICE_DELAY_MS; 0: at once, as before), for a program that sends none
+ * (no layers, no GL or OpenCL) or sends it late. The counters begin when NVML is ready and are read at CMD's exit with
  * perfq_measurement_sample, which does not wait for a sample after the end: they cover from
  * their begin (reported relative to CMD's start) to the sampler's newest sample at CMD's exit
  * (at most one fast period, 20 ms, before it; nvml-gpuN/sample-age says how far).
