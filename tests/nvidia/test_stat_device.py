@@ -23,7 +23,7 @@ example_gl = sys.argv[2] if len(sys.argv) > 2 else ""
 example_cl = sys.argv[3] if len(sys.argv) > 3 else ""
 
 
-def stat(*args, cmd=("sleep", "0.3"), env=None):
+def stat(*args, cmd=("sleep", "0.5"), env=None):
     r = subprocess.run([perfq, "stat", "--no-layers", "--json", *args, "--", *cmd], capture_output=True,
                        text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
@@ -36,7 +36,8 @@ doc_default = doc
 assert "host/task-clock" in default, default.keys()
 power = default.get("nvml-gpu0/average-power")
 assert power is not None, default.keys()
-# The fake's constant 100 W (a time-weighted mean); counted over part of a 0.3 s run at least.
+# The fake's constant 100 W (a time-weighted mean), counted over the last 0.3 s of the 0.5 s run
+# (NVML starts 0.2 s after CMD: PERFQ_STAT_DEVICE_DELAY_MS).
 assert power["available"] and abs(power["value"] - 100) < 1e-6, power
 assert not [n for n in default if n.startswith("cupti")], default.keys()
 # NVML's PCIe throughput is not among them (its reads block the sampler 20 ms each): -e names it.
@@ -58,7 +59,7 @@ assert "host/page-faults" in named and "host/task-clock" not in named, named.key
 assert "nvml-gpu0/energy" in named, named.keys()
 
 # The table says from when they counted.
-r = subprocess.run([perfq, "stat", "--no-layers", "--", "sleep", "0.3"], capture_output=True, text=True,
+r = subprocess.run([perfq, "stat", "--no-layers", "--", "sleep", "0.5"], capture_output=True, text=True,
                    timeout=60)
 assert r.returncode == 0, r.stderr
 assert "nvml-gpu0/average-power" in r.stderr and "device counters from" in r.stderr, r.stderr
