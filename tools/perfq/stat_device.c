@@ -53,6 +53,7 @@ struct stat_device {
     int finished;                /* the thread has returned */
     int left;                    /* stat_device_stop did not join it: the thread owns d */
     int absent;                  /* no libnvidia-ml.so.1: no device counters, nothing said */
+    int failed;                  /* the measurement could not be begun (CMD still ran) */
     enum stat_device_cause cause;
     uint64_t start_ns;           /* when NVML's start began */
     perfq_measurement_t *m;      /* begun (under lock) */
@@ -188,12 +189,13 @@ static void *device_main(void *arg)
             d->n_measured = d->n;
     }
     perfq_measurement_t *m = NULL;
-    if (d->n_measured && !stopped(d) &&
-        perfq_measurement_create(d->pq, d->ids, d->n_measured, NULL, &m) == PERFQ_OK &&
+    int tried = d->n_measured && !stopped(d);
+    if (tried && perfq_measurement_create(d->pq, d->ids, d->n_measured, NULL, &m) == PERFQ_OK &&
         perfq_measurement_begin(m) != PERFQ_OK)
         perfq_measurement_destroy(&m);
     uint64_t t = monotonic_ns();
     pthread_mutex_lock(&d->lock);
+    d->failed = tried && !m;
     if (m && !d->stop) {
         d->m = m;
         d->begin_ns = t;
@@ -327,6 +329,12 @@ enum stat_device_cause stat_device_cause(const struct stat_device *d, uint64_t *
     /* After stat_device_stop: d->starting and what goes with it no longer change. */
     *start_ns = d && d->starting ? d->start_ns : 0;
     if (!d || d->absent)
+        return STAT_DEVICE_NONE;
+    if (d->left)
+        return d->cause;   /* CMD ended while NVML was starting */
+    /* NVML was probed and has none to count (no device, refused), or they could not be begun:
+     * the rows (--device) say why, no note about when. */
+    if ((!d->n_measured && (d->starting || d->explicit_)) || d->failed)
         return STAT_DEVICE_NONE;
     return d->starting ? d->cause : STAT_DEVICE_NOT_STARTED;
 }

@@ -13,7 +13,8 @@ struct stat_device;
 
 /* What started NVML (stat_device.c says why it waits). */
 enum stat_device_cause {
-    STAT_DEVICE_NONE,           /* no device counters: no NVML library, providers disabled */
+    STAT_DEVICE_NONE,           /* none to speak of: no NVML library, providers disabled,
+                                 * nothing available (--device lists why) */
     STAT_DEVICE_NOT_STARTED,    /* CMD ended before NVML was to start */
     STAT_DEVICE_FIRST_FRAME,    /* the layers' first frame */
     STAT_DEVICE_FIRST_COMMAND,  /* the layers' first OpenCL command */
