@@ -415,7 +415,9 @@ static void gl_per_draw_json_csv(void **state)
  * frame; every frame with statistics is in one span, the spans of a context follow each other
  * without a gap, and the frames they cover sum to the statistics' frame count. 20 ms spans of
  * 200 frames of about 0.5 ms on llvmpipe (several ms under the sanitizers): spans of several
- * frames, and the open span at the last swap (at most about 20 ms of frames) without results. */
+ * frames. The example releases its context after its last swap, drawing nothing since: the
+ * span open there ends at the release, so every frame has statistics and GPU time; with a
+ * span longer than the run, one span holds them all. */
 static void gl_stats_spans(void **state)
 {
     (void)state;
@@ -432,6 +434,8 @@ static void gl_stats_spans(void **state)
     int64_t covered = get_int(j, "frames.pipeline_spans.frames");
     int64_t shared = get_int(j, "frames.pipeline_spans.frames_in_shared_spans");
     assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), covered);
+    assert_int_equal(covered, 200);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 200);
     assert_true(spans >= 1 && spans < covered);     /* frames shared spans */
     assert_true(shared > 0 && shared <= covered);
     check_pipeline(j, 200, 1, 4);
@@ -440,6 +444,19 @@ static void gl_stats_spans(void **state)
     assert_true(json_object_object_get_ex(json_object_object_get(json_object_object_get(
         json_object_object_get(j, "frames"), "pipeline"), "vertices"), "mean", &mean));
     assert_true(json_object_get_double(mean) == 24.0);
+    json_object_put(j);
+    free(report);
+
+    rc = run_perfq((const char *[]){"--stats-span", "10000", "--json", "--", gl_path, "30", NULL},
+                   &report);
+    assert_int_equal(rc, 0);
+    j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.spans"), 1);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.frames"), 30);
+    assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), 30);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 30);
+    check_pipeline(j, 30, 1, 4);
     json_object_put(j);
     free(report);
 

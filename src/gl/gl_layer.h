@@ -248,6 +248,11 @@ struct perfq_gl_observers {
     /* Every glDraw* the draw observer sees, just before the real call (perfq stat --per-draw
      * brackets each draw with a timer; GL calls must be bracketed as above). */
     void (*draw_begin)(struct perfq_gl_context *ctx, void *data, const char *function);
+    /* The context is about to stop being current on this thread (eglMakeCurrent,
+     * glXMakeCurrent, glXMakeContextCurrent to another context or none, eglReleaseThread),
+     * still current and usable: `released` is nonzero when no context follows on the thread
+     * (a release, the usual step before eglDestroyContext). The switch may still fail. */
+    void (*leave)(struct perfq_gl_context *ctx, void *data, int released);
 };
 
 /* Repeats (docs/gl-layer-interface.md): a program re-specifies the same object with the same
@@ -273,6 +278,8 @@ uint64_t perfq_gl_repeat_counter_read(const uint64_t *counter);
  * every context of the process so far, destroyed ones included: counted per context by the
  * draw wrappers, with no observer (the Driver Counters' Draw Calls). */
 uint64_t perfq_gl_context_draw_calls(void);
+/* The same count for one context; read it from the thread it is current on (the only writer). */
+uint64_t perfq_gl_context_own_draw_calls(const struct perfq_gl_context *ctx);
 
 struct perfq_gl_frontend {
     const char *name;               /* the extension's name, e.g. "GL_ANGLE_timer_query" */

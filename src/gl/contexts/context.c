@@ -107,6 +107,12 @@ uint64_t perfq_gl_context_draw_calls(void)
     return n;
 }
 
+uint64_t perfq_gl_context_own_draw_calls(const struct perfq_gl_context *ctx)
+{
+    const struct perfq_gl_ctx *c = perfq_gl_ctx((struct perfq_gl_context *)ctx);
+    return atomic_load_explicit(&c->draw_calls, memory_order_relaxed);
+}
+
 static void unlink_context(struct perfq_gl_ctx *c)
 {
     repeat_flush_locked(&c->repeat);        /* before it leaves the list the readers walk */
@@ -202,8 +208,11 @@ void perfq_gl_context_before_switch(void *new_handle)
     struct perfq_gl_ctx *old = perfq_gl_tls_current;
     if (!old || old->pub.handle == new_handle)
         return;
-    /* Leaving this thread: no perfq query stays active at the driver in a context that is
-     * current nowhere (perfq_gl_vq_suspend says why). */
+    /* Front ends first (perfq stat ends its statistics span at a release), then, leaving this
+     * thread: no perfq query stays active at the driver in a context that is current nowhere
+     * (perfq_gl_vq_suspend says why). */
+    if (old->initialized && !old->finalized)
+        perfq_gl_observe_leave(old, new_handle == NULL);
     if (old->initialized && !old->finalized && perfq_gl_context_services.vq_suspend)
         perfq_gl_context_services.vq_suspend(old);
     if (!old->destroy_pending)

@@ -279,6 +279,16 @@ void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask)
     }
 }
 
+void perfq_gl_observe_leave(struct perfq_gl_ctx *c, int released)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++) {
+        const struct perfq_gl_observers *o = frontends[i]->observers;
+        if (o && o->leave)
+            o->leave(&c->pub, perfq_gl_frontend_data(i, &c->pub), released);
+    }
+}
+
 void perfq_gl_observe_swap(struct perfq_gl_ctx *c)
 {
     int n = perfq_gl_frontend_count();

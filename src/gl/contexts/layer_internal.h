@@ -266,6 +266,9 @@ void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function);
 void perfq_gl_observe_draw_begin(const char *function);
 void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask);
 void perfq_gl_observe_swap(struct perfq_gl_ctx *c);
+/* Before the context leaves this thread (perfq_gl_context_before_switch), GL usable; rare, so
+ * no observe flag: every front end with a leave observer is called. */
+void perfq_gl_observe_leave(struct perfq_gl_ctx *c, int released);
 
 /* share_group.c */
 struct perfq_gl_share_group *perfq_gl_share_group_new(void);

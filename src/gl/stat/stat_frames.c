@@ -23,10 +23,12 @@
  *    availability), and sent as FRAME_PIPELINE (at a span's last frame) and FRAME_GPU
  *    records; only when the ring is full does the swap wait for the oldest.
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
- * At context destruction with the context current, pending frames are waited for; without it
- * (eglMakeCurrent(NONE) first, as most programs do) the last frames, at most RING, keep only
- * their FRAME record: counted, with CPU time, without GPU results. The span still open at the
- * last swap has no statistics either (what follows the last swap is no frame).
+ * At context destruction with the context current, pending frames are waited for; so they are
+ * at a release (eglMakeCurrent(NONE) first, as most programs do: `leave`), where the span open
+ * since the last swap also ends if the program drew nothing since that swap. A program that
+ * exits with its context current, or draws after its last swap, leaves the last frames (at
+ * most RING) with only their FRAME record (counted, with CPU time, without GPU results) and
+ * the open span without statistics (what follows the last swap is no frame).
  *
  * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
  * (renderer, timer path, clock error) and, per frame, a GPU stamp after the frame's last command
@@ -75,6 +77,8 @@ struct stat_ctx {
     uint64_t span_frames;                 /* frames ended in it so far */
     uint64_t span_start_ns;               /* CPU time it started (a swap) */
     uint64_t span_ns;                     /* the CLI's span rule (0: a span per frame) */
+    uint64_t draws_at_swap;               /* the context's draw calls at the last swap */
+    uint64_t waited_leave_ns;             /* CPU time of the last release that waited (leave) */
     uint64_t frame;                       /* its index */
     uint64_t start_ns;                    /* CPU time it started */
     unsigned stat_mask;                   /* bit i: the driver runs stat_targets[i] */
@@ -294,10 +298,52 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         p->span_frames = 0;
     }
     p->index = s->frame;
+    s->draws_at_swap = perfq_gl_context_own_draw_calls(ctx);
     s->count++;
     s->frame++;
     s->start_ns = now;
     s->timer = next_timer;
+}
+
+/* The context is released (eglMakeCurrent to no context, eglReleaseThread; most programs do
+ * this before eglDestroyContext, which then finds it not current and can read nothing): the
+ * last GL calls this front end can make in it. The span open since the last swap would have no
+ * statistics (what follows the last swap is no frame): if the program drew nothing since that
+ * swap, it ends here, at the same point in the command stream as at the swap, so its counts
+ * are exactly its frames' (a draw since then: it is left open, never given commands of no
+ * frame), and the next begins; then the pending frames are waited for, so the last frames get
+ * their GPU time and statistics. A program that hands its context from thread to thread every
+ * frame releases it every frame: only a release a second or more after the last one that
+ * waited does this (the others read what is ready), so such a program does not wait for the
+ * GPU each frame and keeps its spans. */
+static void leave(struct perfq_gl_context *ctx, void *data, int released)
+{
+    struct stat_ctx *s = data;
+    if (!s || !released)
+        return;
+    uint64_t now = perfq_gl_now_ns();
+    if (s->waited_leave_ns && now - s->waited_leave_ns < 1000000000ull) {
+        while (s->count && drain_one(ctx, s, 0))
+            ;
+        return;
+    }
+    s->waited_leave_ns = now;
+    if (s->span_frames && s->count &&
+        perfq_gl_context_own_draw_calls(ctx) == s->draws_at_swap) {
+        struct pending *last = &s->ring[(s->head + s->count - 1) % RING];
+        if (!last->span_frames) {
+            for (int i = 0; i < NSTATS; i++)
+                if (s->stats[i])
+                    perfq_gl_vquery_end(ctx, s->stats[i]);
+            memcpy(last->stats, s->stats, sizeof(last->stats));
+            last->span_frames = s->span_frames;
+            begin_stats(ctx, s, s->stats);
+            s->span_frames = 0;
+            s->span_start_ns = now;
+        }
+    }
+    while (s->count && drain_one(ctx, s, 1))
+        ;
 }
 
 static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl_usable)
@@ -324,7 +370,7 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
     free(s);
 }
 
-static const struct perfq_gl_observers observers = {.swap = swap};
+static const struct perfq_gl_observers observers = {.swap = swap, .leave = leave};
 
 static const struct perfq_gl_frontend stat_frontend = {
     .name = "perfq-stat-frames",
