@@ -71,6 +71,12 @@ assert doc_default["device_start_ns"] <= doc_default["device_begin_ns"], doc_def
 _, doc = stat(env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0"))
 assert doc["device_start"] == "at_once" and doc["device_begin_ns"] is not None, doc
 
+# --device asks for them from CMD's start: NVML starts at once (the delay unset).
+env_unset = {k: v for k, v in os.environ.items() if k != "PERFQ_STAT_DEVICE_DELAY_MS"}
+asked, doc = stat("--device", cmd=("sleep", "0.3"), env=env_unset)
+assert doc["device_start"] == "at_once" and doc["device_begin_ns"] is not None, doc
+assert asked["nvml-gpu0/average-power"]["counted"], asked["nvml-gpu0/average-power"]
+
 # A command that ends before NVML's start: no device counters, said so; NVML never started.
 short, doc = stat(cmd=("true",), env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="60000"))
 assert not [n for n in short if "gpu" in n], short.keys()

@@ -261,14 +261,13 @@ static void print_device_interval(FILE *out, const struct child_result *r)
                 (double)r->device_start_ns / 1e9, device_cause_text[r->device_cause]);
     else if (r->device_start_ns >= 0)
         fprintf(out, "\n   device counters not counted: CMD ended while NVML was starting (from "
-                "%.3f s after CMD's start, %s;\n   PERFQ_STAT_DEVICE_DELAY_MS=0 starts it with "
-                "CMD, slowing CMD's own driver start)\n", (double)r->device_start_ns / 1e9,
+                "%.3f s after CMD's start, %s;\n   --device starts it with CMD, slowing CMD's own "
+                "driver start)\n", (double)r->device_start_ns / 1e9,
                 device_cause_text[r->device_cause]);
     else
         fprintf(out, "\n   device counters not counted: CMD ended before NVML was to start (at "
                 "its first frame or OpenCL command, else %.3f s after its start;\n"
-                "   PERFQ_STAT_DEVICE_DELAY_MS=0 starts it with CMD, slowing CMD's own driver "
-                "start)\n",
+                "   --device starts it with CMD, slowing CMD's own driver start)\n",
                 stat_device_delay_s());
 }
 

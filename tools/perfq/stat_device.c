@@ -233,7 +233,8 @@ struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_co
     d->pq = pq;
     d->explicit_ = explicit_;
     d->collect = collect;
-    d->delay_ns = env_delay_ns();
+    /* --device asks for them: from CMD's start, unless the delay is set. */
+    d->delay_ns = explicit_ && !getenv("PERFQ_STAT_DEVICE_DELAY_MS") ? 0 : env_delay_ns();
     d->t0 = monotonic_ns();
     pthread_mutex_init(&d->lock, NULL);
     pthread_condattr_t ca;
