@@ -416,8 +416,10 @@ static void gl_per_draw_json_csv(void **state)
  * without a gap, and the frames they cover sum to the statistics' frame count. 20 ms spans of
  * 200 frames of about 0.5 ms on llvmpipe (several ms under the sanitizers): spans of several
  * frames. The example releases its context after its last swap, drawing nothing since: the
- * span open there ends at the release, so every frame has statistics and GPU time; with a
- * span longer than the run, one span holds them all. */
+ * span open there ends at the release, so every frame has statistics; with a span longer than
+ * the run, one span holds them all (none without the release's end). GPU time is not checked
+ * per frame here: on a loaded machine a fence's stamp can come too late to be trusted, and the
+ * frame is then sent without it (docs/gl-layer.md). */
 static void gl_stats_spans(void **state)
 {
     (void)state;
@@ -435,7 +437,6 @@ static void gl_stats_spans(void **state)
     int64_t shared = get_int(j, "frames.pipeline_spans.frames_in_shared_spans");
     assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), covered);
     assert_int_equal(covered, 200);
-    assert_int_equal(get_int(j, "frames.with_gpu_time"), 200);
     assert_true(spans >= 1 && spans < covered);     /* frames shared spans */
     assert_true(shared > 0 && shared <= covered);
     check_pipeline(j, 200, 1, 4);
@@ -455,7 +456,6 @@ static void gl_stats_spans(void **state)
     assert_int_equal(get_int(j, "frames.pipeline_spans.spans"), 1);
     assert_int_equal(get_int(j, "frames.pipeline_spans.frames"), 30);
     assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), 30);
-    assert_int_equal(get_int(j, "frames.with_gpu_time"), 30);
     check_pipeline(j, 30, 1, 4);
     json_object_put(j);
     free(report);

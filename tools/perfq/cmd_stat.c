@@ -233,15 +233,17 @@ struct child_result {
 static const char *const device_cause_text[] = {
     [STAT_DEVICE_NONE] = "",
     [STAT_DEVICE_NOT_STARTED] = "",
-    [STAT_DEVICE_FIRST_FRAME] = "at CMD's first frame",
-    [STAT_DEVICE_FIRST_COMMAND] = "at CMD's first OpenCL command",
-    [STAT_DEVICE_DELAY] = "without a frame or an OpenCL command from CMD",
+    [STAT_DEVICE_FIRST_FRAME] = "past the delay, at CMD's first frame",
+    [STAT_DEVICE_FIRST_COMMAND] = "past the delay, at CMD's first OpenCL command",
+    [STAT_DEVICE_DELAY] = "at the delay (PERFQ_STAT_DEVICE_DELAY_MS)",
+    [STAT_DEVICE_NO_FIRST] = "past the delay, no frame or OpenCL command came",
     [STAT_DEVICE_AT_ONCE] = "at once (PERFQ_STAT_DEVICE_DELAY_MS=0)",
 };
 static const char *const device_cause_json[] = {
     [STAT_DEVICE_NONE] = "none", [STAT_DEVICE_NOT_STARTED] = "not_started",
     [STAT_DEVICE_FIRST_FRAME] = "first_frame", [STAT_DEVICE_FIRST_COMMAND] = "first_command",
-    [STAT_DEVICE_DELAY] = "delay", [STAT_DEVICE_AT_ONCE] = "at_once",
+    [STAT_DEVICE_DELAY] = "delay", [STAT_DEVICE_NO_FIRST] = "no_first",
+    [STAT_DEVICE_AT_ONCE] = "at_once",
 };
 
 /* Device counters opened on perfq's thread (not -I): when they began, what started NVML. */
@@ -266,7 +268,7 @@ static void print_device_interval(FILE *out, const struct child_result *r)
                 device_cause_text[r->device_cause]);
     else
         fprintf(out, "\n   device counters not counted: CMD ended before NVML was to start (at "
-                "its first frame or OpenCL command, else %.3f s after its start;\n"
+                "%.3f s after its start, or past it at its first frame or OpenCL command;\n"
                 "   --device starts it with CMD, slowing CMD's own driver start)\n",
                 stat_device_delay_s());
 }

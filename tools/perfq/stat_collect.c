@@ -550,6 +550,11 @@ static uint64_t attached(const struct stat_collect *c)
     return c->page ? __atomic_load_n(&c->page->attached, __ATOMIC_RELAXED) : 0;
 }
 
+uint64_t stat_collect_attached(const struct stat_collect *c)
+{
+    return attached(c);
+}
+
 /* ---- output ---------------------------------------------------------------------------------- */
 
 static void table_series(FILE *out, const char *what, struct series *s, double scale,

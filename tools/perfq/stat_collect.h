@@ -32,6 +32,8 @@ void stat_collect_close(struct stat_collect **c);
 /* Frames and OpenCL commands received so far (any thread: the progress line). */
 void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands);
 uint64_t stat_collect_dropped(const struct stat_collect *c);
+/* The layers attached so far (processes of CMD that loaded a GL or OpenCL layer). */
+uint64_t stat_collect_attached(const struct stat_collect *c);
 /* perfq record's timeline (NULL for perfq stat). */
 struct timeline *stat_collect_timeline(struct stat_collect *c);
 /* CL_COMMAND_* as a name without its prefix ("NDRANGE_KERNEL"), or NULL when unknown. */

@@ -33,8 +33,11 @@
 
 #include "stat_device.h"
 
-/* Without a frame or an OpenCL command from the layers, NVML starts this long after CMD. */
+/* NVML starts no sooner than this after CMD's start (PERFQ_STAT_DEVICE_DELAY_MS). */
 #define STAT_DEVICE_DELAY_MS 200
+/* Past the delay, how long NVML waits for the first frame or OpenCL command of a CMD that loaded
+ * a layer and sent neither yet. */
+#define STAT_DEVICE_FIRST_WAIT_MS 800
 /* How often the waiting thread looks at the layers' records (the drain reads them every
  * 20 ms). */
 #define STAT_DEVICE_POLL_NS 5000000u
@@ -106,25 +109,37 @@ double stat_device_delay_s(void)
     return (double)env_delay_ns() / 1e9;
 }
 
-/* Waits until CMD's driver start is over (a frame or an OpenCL command came, or the delay
- * passed) or CMD exited. Returns 1 to start NVML now (d->starting set), 0 when CMD exited. */
+/* Waits until the delay passed and CMD's driver start is over, or CMD exited. Returns 1 to start
+ * NVML now (d->starting set), 0 when CMD exited. Past the delay, a CMD whose processes loaded a
+ * layer (they use GL, EGL or OpenCL) and sent no frame or OpenCL command yet is still in its
+ * driver start (an OpenCL or CUDA start takes about 0.2 s on the H100): NVML waits for that
+ * first frame or command, at most STAT_DEVICE_FIRST_WAIT_MS more. */
 static int wait_for_start(struct stat_device *d)
 {
     pthread_mutex_lock(&d->lock);
+    int waited = 0;   /* past the delay, for a first frame or command */
     for (;;) {
         if (d->stop)
             break;
         uint64_t now = monotonic_ns(), until = d->t0 + d->delay_ns;
+        uint64_t give_up = until + STAT_DEVICE_FIRST_WAIT_MS * 1000000ull;
         uint64_t frames = 0, commands = 0;
         if (d->collect)
             stat_collect_progress(d->collect, &frames, &commands);
-        if (frames || commands || now >= until) {
-            d->cause = frames ? STAT_DEVICE_FIRST_FRAME
-                     : commands ? STAT_DEVICE_FIRST_COMMAND
-                     : d->delay_ns ? STAT_DEVICE_DELAY : STAT_DEVICE_AT_ONCE;
+        int in_driver_start = d->collect && stat_collect_attached(d->collect) && !frames &&
+                              !commands;
+        if (!d->delay_ns || (now >= until && (!in_driver_start || now >= give_up))) {
+            d->cause = !d->delay_ns ? STAT_DEVICE_AT_ONCE
+                     : !waited ? STAT_DEVICE_DELAY
+                     : frames ? STAT_DEVICE_FIRST_FRAME
+                     : commands ? STAT_DEVICE_FIRST_COMMAND : STAT_DEVICE_NO_FIRST;
             d->starting = 1;
             d->start_ns = now;
             break;
+        }
+        if (now >= until) {
+            waited = 1;
+            until = give_up;
         }
         if (d->collect && until - now > STAT_DEVICE_POLL_NS)
             until = now + STAT_DEVICE_POLL_NS;

@@ -16,9 +16,10 @@ enum stat_device_cause {
     STAT_DEVICE_NONE,           /* none to speak of: no NVML library, providers disabled,
                                  * nothing available (--device lists why) */
     STAT_DEVICE_NOT_STARTED,    /* CMD ended before NVML was to start */
-    STAT_DEVICE_FIRST_FRAME,    /* the layers' first frame */
-    STAT_DEVICE_FIRST_COMMAND,  /* the layers' first OpenCL command */
+    STAT_DEVICE_FIRST_FRAME,    /* past the delay, the layers' first frame */
+    STAT_DEVICE_FIRST_COMMAND,  /* past the delay, the layers' first OpenCL command */
     STAT_DEVICE_DELAY,          /* PERFQ_STAT_DEVICE_DELAY_MS after CMD's start */
+    STAT_DEVICE_NO_FIRST,       /* a layer loaded, no frame or command by the wait's end */
     STAT_DEVICE_AT_ONCE,        /* PERFQ_STAT_DEVICE_DELAY_MS=0 */
 };
 
@@ -27,7 +28,8 @@ enum stat_device_cause {
 int stat_device_counter(const perfq_group_info_t *gi, const perfq_counter_info_t *ci);
 
 /* Just before CMD is released: starts a thread that waits for CMD's driver start to be over
- * (collect: the layers' first frame or OpenCL command; else PERFQ_STAT_DEVICE_DELAY_MS), then
+ * (PERFQ_STAT_DEVICE_DELAY_MS after its start, and then, where a process of CMD loaded a layer,
+ * its first frame or OpenCL command, at most 0.8 s more: collect), then
  * probes the NVIDIA providers nvml and gpm (NVML's start: about 30 ms of CPU on an H100) and
  * begins counting every available device counter of theirs (stat_device_counter).
  * explicit_ (--device): their unavailable counters are kept too, so that the report says why
