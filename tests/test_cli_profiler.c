@@ -25,21 +25,26 @@
 static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static char self_path[4096];
 
+/* Runs argv (fork, exec) and waits for it: 0 when it exited 0, 1 otherwise. */
+static int run_child(const char *const *argv)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    return pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+           WEXITSTATUS(status) != 0;
+}
+
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
 static int spawn_two(const char *gl)
 {
     const char *const runs[2][4] = {{gl, "10", NULL, NULL}, {gl, "15", "2", NULL}};
-    for (int i = 0; i < 2; i++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            execv(gl, (char *const *)runs[i]);
-            _exit(127);
-        }
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0)
+    for (int i = 0; i < 2; i++)
+        if (run_child(runs[i]))
             return 1;
-    }
     return 3;
 }
 
@@ -70,16 +75,7 @@ static int maps_then_gl(const char *gl)
         fprintf(stderr, "--maps: stub %d layer %d engine %d mapped\n", stub, layer, engine);
         return 1;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl(gl, gl, "10", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
-        return 1;
-    return 5;
+    return run_child((const char *const[]){gl, "10", NULL}) ? 1 : 5;
 }
 
 /* Runs `perfq stat -o FILE ARGS`; returns its exit status and the report (malloc'd). */

@@ -30,6 +30,8 @@
  * run it without perfq. Exit 0; 1 on a GL/EGL failure; 77 without an EGL display, desktop GL,
  * timer queries or pipeline statistics queries.
  */
+#include "headless_display.h"
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>
@@ -131,31 +133,6 @@ static int has_extension(const char *name)
             return 1;
     }
     return 0;
-}
-
-/* An EGL device first (NVIDIA), else Mesa's surfaceless platform: as perfq-example-gl. */
-static EGLDisplay open_display(void)
-{
-    PFNEGLGETPLATFORMDISPLAYEXTPROC gpd =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    if (gpd && cext && strstr(cext, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC qd =
-            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-        EGLDeviceEXT dev;
-        EGLint n = 0;
-        if (qd && qd(1, &dev, &n) && n > 0)
-            dpy = gpd(EGL_PLATFORM_DEVICE_EXT, dev, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
-    if (dpy == EGL_NO_DISPLAY && gpd && cext && strstr(cext, "EGL_MESA_platform_surfaceless")) {
-        dpy = gpd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-            dpy = EGL_NO_DISPLAY;
-    }
-    return dpy;
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -385,7 +362,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench-frame-queries [FRAMES [ROUNDS [SPAN_US]]]\n");
         return 2;
     }
-    EGLDisplay dpy = open_display();
+    EGLDisplay dpy = bench_headless_display();
     if (dpy == EGL_NO_DISPLAY) {
         fprintf(stderr, "bench-frame-queries: no EGL display\n");
         return 77;

@@ -203,6 +203,17 @@ static void test_pcie(void **state)
     perfq_close(&pq);
 }
 
+/* Opens the engine and finds nvml-gpu0's pcie-tx, pcie-rx and average-power, in that order. */
+static perfq_t *open_pcie_and_power(perfq_counter_id_t ids[3])
+{
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &ids[2]), PERFQ_OK);
+    return pq;
+}
+
 /* A device that refuses PCIe throughput: the probe does not try it (a 20 ms call, a third of
  * NVML's start on an H100), so the counters are listed; measured, they read "not counted",
  * and neither the measurement's start nor its result waits for a read that never comes (before
@@ -212,12 +223,8 @@ static void test_pcie_refused(void **state)
     (void)state;
     setenv("FAKE_NVML_PCIE", "refuse", 1);
     setenv("PERFQ_NVML_LINGER_MS", "1999", 1);   /* other cadences: a fresh sampler thread */
-    perfq_t *pq;
     perfq_counter_id_t ids[3];
-    assert_int_equal(perfq_open(&pq), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &ids[2]), PERFQ_OK);
+    perfq_t *pq = open_pcie_and_power(ids);
     perfq_counter_info_t ci;
     assert_int_equal(perfq_counter_info(pq, ids[0], &ci), PERFQ_OK);
     assert_int_equal(ci.available, 1);
@@ -251,12 +258,8 @@ static void test_pcie_prompt(void **state)
 {
     (void)state;
     setenv("PERFQ_NVML_PCIE_MS", "599999", 1);
-    perfq_t *pq;
     perfq_counter_id_t ids[3];
-    assert_int_equal(perfq_open(&pq), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-tx", &ids[0]), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/pcie-rx", &ids[1]), PERFQ_OK);
-    assert_int_equal(perfq_counter_find(pq, "nvml-gpu0/average-power", &ids[2]), PERFQ_OK);
+    perfq_t *pq = open_pcie_and_power(ids);
     perfq_value_t v[3];
     for (int wait = 0; wait < 2; wait++) {
         perfq_measurement_t *m;
