@@ -237,7 +237,7 @@ static const char *const device_cause_text[] = {
     [STAT_DEVICE_FIRST_COMMAND] = "past the delay, at CMD's first OpenCL command",
     [STAT_DEVICE_DELAY] = "at the delay (PERFQ_STAT_DEVICE_DELAY_MS)",
     [STAT_DEVICE_NO_FIRST] = "past the delay, no frame or OpenCL command came",
-    [STAT_DEVICE_AT_ONCE] = "at once (PERFQ_STAT_DEVICE_DELAY_MS=0)",
+    [STAT_DEVICE_AT_ONCE] = "at once (--device, or PERFQ_STAT_DEVICE_DELAY_MS=0)",
 };
 static const char *const device_cause_json[] = {
     [STAT_DEVICE_NONE] = "none", [STAT_DEVICE_NOT_STARTED] = "not_started",

@@ -20,7 +20,7 @@ enum stat_device_cause {
     STAT_DEVICE_FIRST_COMMAND,  /* past the delay, the layers' first OpenCL command */
     STAT_DEVICE_DELAY,          /* PERFQ_STAT_DEVICE_DELAY_MS after CMD's start */
     STAT_DEVICE_NO_FIRST,       /* a layer loaded, no frame or command by the wait's end */
-    STAT_DEVICE_AT_ONCE,        /* PERFQ_STAT_DEVICE_DELAY_MS=0 */
+    STAT_DEVICE_AT_ONCE,        /* --device, or PERFQ_STAT_DEVICE_DELAY_MS=0 */
 };
 
 /* Is this one of perfq stat's device counters: a counter of the providers nvml and gpm
