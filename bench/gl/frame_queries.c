@@ -1,10 +1,11 @@
 /*
- * bench-frame-queries [FRAMES [ROUNDS [SPAN_US]]]: what `perfq stat`'s per-frame queries cost
- * the driver, without perfq (issue 12, docs/gl-layer-performance.md "The frame's queries on the
- * driver"). One process renders the GL example's frame (a 64x64 texture upload, a clear, four
- * textured quads, eglSwapBuffers) FRAMES times (default 3000) per variant, the variants in an
- * order that rotates every round (default 7 rounds), and at each swap makes the driver calls
- * that the GL layer's frame front end would (src/gl/stat/stat_frames.c), by hand:
+ * bench-frame-queries [FRAMES [ROUNDS [SPAN_US [VARIANTS]]]]: what `perfq stat`'s per-frame
+ * queries cost the driver, without perfq (issue 12, docs/gl-layer-performance.md "The frame's
+ * queries on the NVIDIA driver" and "The frame's timer: query buffer objects and the reads").
+ * One process renders the GL example's frame (a 64x64 texture upload, a clear, four textured
+ * quads, eglSwapBuffers) FRAMES times (default 3000) per variant, the variants in an order that
+ * rotates every round (default 7 rounds), and at each swap makes the driver calls that the GL
+ * layer's frame front end would (src/gl/stat/stat_frames.c), by hand:
  *
  *   bare         nothing
  *   stats        the eleven GL_ARB_pipeline_statistics_query queries ended and the next
@@ -22,11 +23,36 @@
  *   span-batch   span, read in batches: nothing asked while fewer than half the ring's frames
  *                wait; then the newest waiting frame's availability, and if it is in, every
  *                waiting frame read without asking (else the oldest asked one by one)
+ *   timer-after  timer, its end and begin (and the reads) right after eglSwapBuffers
+ *   qbo          timer, and after its end the GPU writes its result into a persistently mapped
+ *                coherent buffer (ARB_query_buffer_object: glGetQueryBufferObjectui64v,
+ *                GL_QUERY_RESULT); the CPU reads the buffer, no driver call (a slot is filled
+ *                with all ones before: a half still all ones is "not written yet"); a full ring
+ *                waits for its oldest with the classic read
+ *   qbo-nowait   qbo with GL_QUERY_RESULT_NO_WAIT (not written if not available then: the
+ *                classic read when the ring is full)
+ *   qbo-bind     qbo through glBindBuffer(GL_QUERY_BUFFER) + glGetQueryObjectui64v(offset)
+ *   qbo-after    qbo right after eglSwapBuffers
+ *   stamp-qbo    stamp, its result written by the GPU as in qbo
+ *   timer-lazy   timer, nothing asked: only a full ring reads (its oldest, GL_QUERY_RESULT)
+ *   timer-old    timer, read as above but only frames ended two swaps ago or earlier
+ *   timer-batch  timer; when at least 4 frames wait, the availability of the newest one ended
+ *                two swaps ago or earlier; if it is in, it and every older one read without
+ *                asking (else nothing until the next swap)
+ *
+ * The qbo variants need GL 4.5 or GL_ARB_query_buffer_object with GL_ARB_buffer_storage and
+ * GL_ARB_direct_state_access; without them they print n/a. Before the timed rounds each qbo
+ * variant runs once with every result read both ways (buffer and glGetQueryObjectui64v):
+ * "qbo check" lines count results equal, different and not written by the time the ring was
+ * full. VARIANTS (a comma-separated list of names) runs those only (bare always).
  *
  * Per variant it prints the median over rounds of: wall per frame, the process's CPU per frame
  * (the driver's threads included), the CPU time inside the swap's query calls and inside the
- * reads (CLOCK_THREAD_CPUTIME_ID around them), and the wall added to a frame against the bare
- * run of the same round. An unmodified program: links only libEGL, GL through eglGetProcAddress;
+ * reads (CLOCK_THREAD_CPUTIME_ID around them), the wall time inside each kind of driver call
+ * (CLOCK_MONOTONIC: end, begin, the result written to a buffer, query counter), the wall added
+ * to a frame against the bare run of the same round, and per call the wall time of the timer's
+ * (or stamp's) availability questions answered yes and no and of its result reads, with the
+ * number of each a frame. An unmodified program: links only libEGL, GL through eglGetProcAddress;
  * run it without perfq. Exit 0; 1 on a GL/EGL failure; 77 without an EGL display, desktop GL,
  * timer queries or pipeline statistics queries.
  */
@@ -45,7 +71,8 @@
 #define TEX 64
 #define RING 8
 #define NSTATS 11
-#define NVARIANTS 9
+#define NVARIANTS 18
+#define NCOLS 14
 
 static const GLenum stat_targets[NSTATS] = {
     GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
@@ -56,11 +83,36 @@ static const GLenum stat_targets[NSTATS] = {
 };
 
 enum { V_BARE, V_STATS, V_STATS_NOREAD, V_TIMER, V_LAYER, V_STAMP, V_SPAN, V_SPAN_STAMP,
-       V_SPAN_BATCH };
+       V_SPAN_BATCH, V_TIMER_AFTER, V_QBO, V_QBO_NOWAIT, V_QBO_BIND, V_QBO_AFTER, V_STAMP_QBO,
+       V_TIMER_LAZY, V_TIMER_OLD, V_TIMER_BATCH };
 static const char *const variant_names[NVARIANTS] = {
     "bare", "stats", "stats-noread", "timer", "layer", "stamp", "span", "span-stamp",
-    "span-batch",
+    "span-batch", "timer-after", "qbo", "qbo-nowait", "qbo-bind", "qbo-after", "stamp-qbo",
+    "timer-lazy", "timer-old", "timer-batch",
 };
+
+static int is_qbo(int v)
+{
+    return v == V_QBO || v == V_QBO_NOWAIT || v == V_QBO_BIND || v == V_QBO_AFTER ||
+           v == V_STAMP_QBO;
+}
+
+static int is_after(int v)
+{
+    return v == V_TIMER_AFTER || v == V_QBO_AFTER;
+}
+
+static int has_timer(int v)
+{
+    return v == V_TIMER || v == V_LAYER || v == V_SPAN || v == V_SPAN_BATCH ||
+           v == V_TIMER_AFTER || (is_qbo(v) && v != V_STAMP_QBO) || v == V_TIMER_LAZY ||
+           v == V_TIMER_OLD || v == V_TIMER_BATCH;
+}
+
+static int has_stamp(int v)
+{
+    return v == V_STAMP || v == V_SPAN_STAMP || v == V_STAMP_QBO;
+}
 
 static struct {
     PFNGLGENBUFFERSPROC GenBuffers;
@@ -99,7 +151,18 @@ static struct {
     const GLubyte *(*GetString)(GLenum);
     const GLubyte *(*GetStringi)(GLenum, GLuint);
     void (*GetIntegerv)(GLenum, GLint *);
+    /* the qbo variants (NULL without them) */
+    PFNGLCREATEBUFFERSPROC CreateBuffers;
+    PFNGLNAMEDBUFFERSTORAGEPROC NamedBufferStorage;
+    PFNGLMAPNAMEDBUFFERRANGEPROC MapNamedBufferRange;
+    PFNGLGETQUERYBUFFEROBJECTUI64VPROC GetQueryBufferObjectui64v;
 } gl;
+
+/* The qbo variants' buffer: RING slots of 64 bits, persistently mapped, coherent. */
+static GLuint qbo_buffer;
+static volatile uint32_t *qbo_map;
+static int validate;                    /* read every result both ways (not timed) */
+static unsigned long long check_equal, check_differ, check_unwritten;
 
 static int load(void)
 {
@@ -120,6 +183,11 @@ static int load(void)
     L(DrawArrays, "glDrawArrays"); L(Finish, "glFinish"); L(GetError, "glGetError");
     L(GetString, "glGetString"); L(GetStringi, "glGetStringi"); L(GetIntegerv, "glGetIntegerv");
 #undef L
+    *(void **)&gl.CreateBuffers = (void *)eglGetProcAddress("glCreateBuffers");
+    *(void **)&gl.NamedBufferStorage = (void *)eglGetProcAddress("glNamedBufferStorage");
+    *(void **)&gl.MapNamedBufferRange = (void *)eglGetProcAddress("glMapNamedBufferRange");
+    *(void **)&gl.GetQueryBufferObjectui64v =
+        (void *)eglGetProcAddress("glGetQueryBufferObjectui64v");
     return 0;
 }
 
@@ -148,6 +216,7 @@ struct entry {
     GLuint timer;               /* TIME_ELAPSED */
     GLuint stamp;               /* TIMESTAMP (a query object keeps its first target) */
     int has_stats, has_timer, has_stamp;
+    int qbo_slot;               /* its result's slot in qbo_map (-1: none) */
 };
 
 struct run_state {
@@ -160,7 +229,14 @@ struct run_state {
 
 struct result {
     double wall_ns, cpu_ns, swap_ns, read_ns;   /* per frame */
+    double end_ns, begin_ns, write_ns, counter_ns;  /* per frame, wall in those calls */
+    double avail_yes_ns, avail_no_ns, result_ns;    /* per call */
+    double avails, results;                         /* calls a frame */
 };
+
+/* Wall time inside each kind of driver call, summed over a run. */
+static uint64_t t_end, t_begin, t_write, t_counter;
+static uint64_t t_avail_yes, t_avail_no, t_result, n_avail_yes, n_avail_no, n_result;
 
 static void begin_stats(struct entry *e)
 {
@@ -180,15 +256,54 @@ static int read_one(struct run_state *s, int variant, int wait)
 {
     struct entry *e = &s->ring[s->head];
     GLuint64 avail = 1, v = 0;
-    if (variant != V_STATS_NOREAD) {
+    if (e->qbo_slot >= 0) {
+        volatile uint32_t *p = qbo_map + 2 * e->qbo_slot;
+        uint32_t lo = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
+        uint32_t hi = __atomic_load_n(&p[1], __ATOMIC_ACQUIRE);
+        int written = lo != UINT32_MAX && hi != UINT32_MAX;
+        if (!written && !wait)
+            return 0;
+        GLuint q = e->has_timer ? e->timer : e->stamp;
+        if (!written || validate) {
+            gl.GetQueryObjectui64v(q, GL_QUERY_RESULT, &v);
+            if (validate) {
+                if (!written) {
+                    check_unwritten++;
+                } else {
+                    lo = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
+                    hi = __atomic_load_n(&p[1], __ATOMIC_ACQUIRE);
+                    if (((uint64_t)hi << 32 | lo) == v)
+                        check_equal++;
+                    else
+                        check_differ++;
+                }
+            }
+        }
+    } else if (variant != V_STATS_NOREAD) {
         GLuint probe = e->has_timer ? e->timer : e->has_stamp ? e->stamp
                      : e->has_stats ? e->stats[NSTATS - 1] : 0;
-        if (probe && !wait)
+        if (probe && !wait) {
+            uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
             gl.GetQueryObjectui64v(probe, GL_QUERY_RESULT_AVAILABLE, &avail);
+            uint64_t c1 = clock_ns(CLOCK_MONOTONIC);
+            if (e->has_timer || e->has_stamp) {
+                if (avail) {
+                    t_avail_yes += c1 - c0;
+                    n_avail_yes++;
+                } else {
+                    t_avail_no += c1 - c0;
+                    n_avail_no++;
+                }
+            }
+        }
         if (!avail)
             return 0;
-        if (e->has_timer || e->has_stamp)
+        if (e->has_timer || e->has_stamp) {
+            uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
             gl.GetQueryObjectui64v(e->has_timer ? e->timer : e->stamp, GL_QUERY_RESULT, &v);
+            t_result += clock_ns(CLOCK_MONOTONIC) - c0;
+            n_result++;
+        }
         if (e->has_stats) {
             for (int i = 0; i < NSTATS; i++) {
                 gl.GetQueryObjectui64v(e->stats[i], GL_QUERY_RESULT, &v);
@@ -203,14 +318,36 @@ static int read_one(struct run_state *s, int variant, int wait)
     return 1;
 }
 
+/* The GPU writes query q's result into slot pos of qbo_map (filled with ones first). */
+static void write_result(int variant, GLuint q, int pos, struct entry *done)
+{
+    qbo_map[2 * pos] = UINT32_MAX;
+    qbo_map[2 * pos + 1] = UINT32_MAX;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    GLintptr offset = (GLintptr)pos * 8;
+    uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
+    if (variant == V_QBO_BIND) {
+        gl.BindBuffer(GL_QUERY_BUFFER, qbo_buffer);
+        gl.GetQueryObjectui64v(q, GL_QUERY_RESULT, (GLuint64 *)offset);
+        gl.BindBuffer(GL_QUERY_BUFFER, 0);
+    } else {
+        gl.GetQueryBufferObjectui64v(q, qbo_buffer,
+                                     variant == V_QBO_NOWAIT ? GL_QUERY_RESULT_NO_WAIT :
+                                     GL_QUERY_RESULT, offset);
+    }
+    t_write += clock_ns(CLOCK_MONOTONIC) - c0;
+    done->qbo_slot = pos;
+}
+
 /* The swap's queries for the variant. */
 static void at_swap(struct run_state *s, int variant, uint64_t span_ns, struct entry *done)
 {
     memset(done, 0, sizeof(*done));
+    done->qbo_slot = -1;
     int stats = variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER;
-    int timer = variant == V_TIMER || variant == V_LAYER || variant == V_SPAN ||
-                variant == V_SPAN_BATCH;
-    int stamp = variant == V_STAMP || variant == V_SPAN_STAMP;
+    int timer = has_timer(variant);
+    int stamp = has_stamp(variant);
+    uint64_t c0, c1;
     if (variant == V_SPAN || variant == V_SPAN_STAMP || variant == V_SPAN_BATCH) {
         uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (now - s->span_start >= span_ns) {
@@ -220,7 +357,8 @@ static void at_swap(struct run_state *s, int variant, uint64_t span_ns, struct e
     }
     /* The next entry's objects: the ring slot that the done entry will take, swapped with cur so
      * that each object is reused only after it was read. */
-    struct entry *slot = &s->ring[(s->head + s->count) % RING];
+    int pos = (int)((s->head + s->count) % RING);
+    struct entry *slot = &s->ring[pos];
     if (stats) {
         end_stats();
         memcpy(done->stats, s->cur.stats, sizeof(done->stats));
@@ -231,18 +369,31 @@ static void at_swap(struct run_state *s, int variant, uint64_t span_ns, struct e
         memcpy(done->stats, slot->stats, sizeof(done->stats));
     }
     if (timer) {
+        c0 = clock_ns(CLOCK_MONOTONIC);
         gl.EndQuery(GL_TIME_ELAPSED);
+        c1 = clock_ns(CLOCK_MONOTONIC);
+        t_end += c1 - c0;
         done->timer = s->cur.timer;
         done->has_timer = 1;
         s->cur.timer = slot->timer;
+        if (is_qbo(variant))
+            write_result(variant, done->timer, pos, done);
+        c0 = clock_ns(CLOCK_MONOTONIC);
         gl.BeginQuery(GL_TIME_ELAPSED, s->cur.timer);
+        c1 = clock_ns(CLOCK_MONOTONIC);
+        t_begin += c1 - c0;
     } else {
         done->timer = slot->timer;
     }
     done->stamp = slot->stamp;
     if (stamp) {
+        c0 = clock_ns(CLOCK_MONOTONIC);
         gl.QueryCounter(done->stamp, GL_TIMESTAMP);
+        c1 = clock_ns(CLOCK_MONOTONIC);
+        t_counter += c1 - c0;
         done->has_stamp = 1;
+        if (is_qbo(variant))
+            write_result(variant, done->stamp, pos, done);
     }
 }
 
@@ -268,9 +419,12 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     int span = variant == V_SPAN || variant == V_SPAN_STAMP || variant == V_SPAN_BATCH;
     if (variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER || span)
         begin_stats(&s.cur);
-    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN || variant == V_SPAN_BATCH)
+    if (has_timer(variant))
         gl.BeginQuery(GL_TIME_ELAPSED, s.cur.timer);
     uint64_t swap_ns = 0, read_ns = 0;
+    t_end = t_begin = t_write = t_counter = 0;
+    t_avail_yes = t_avail_no = t_result = n_avail_yes = n_avail_no = n_result = 0;
+    int after = is_after(variant);
     uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     s.span_start = w0;
     for (int frame = 0; frame < frames; frame++) {
@@ -282,6 +436,10 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
             gl.Uniform2f(offset, -0.5f + (float)(d % 2), -0.5f + (float)((d / 2) % 2));
             gl.DrawArrays(GL_TRIANGLES, 0, 6);
         }
+        if (after && !eglSwapBuffers(eglGetCurrentDisplay(), eglGetCurrentSurface(EGL_DRAW))) {
+            fprintf(stderr, "bench-frame-queries: eglSwapBuffers: 0x%x\n", eglGetError());
+            return -1;
+        }
         if (variant != V_BARE) {
             uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
             struct entry done;
@@ -290,7 +448,30 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
                 read_one(&s, variant, 1);
             at_swap(&s, variant, span_ns, &done);
             uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-            if (variant != V_SPAN_BATCH) {
+            if (variant == V_TIMER_LAZY) {
+                /* nothing: the full ring reads */
+            } else if (variant == V_TIMER_OLD) {
+                while (s.count >= 2 && read_one(&s, variant, 0))
+                    ;
+            } else if (variant == V_TIMER_BATCH) {
+                if (s.count >= 4) {
+                    unsigned k = s.count - 2;     /* the newest ended two swaps ago */
+                    struct entry *e = &s.ring[(s.head + k) % RING];
+                    GLuint64 avail = 0;
+                    uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
+                    gl.GetQueryObjectui64v(e->timer, GL_QUERY_RESULT_AVAILABLE, &avail);
+                    uint64_t c1 = clock_ns(CLOCK_MONOTONIC);
+                    if (avail) {
+                        t_avail_yes += c1 - c0;
+                        n_avail_yes++;
+                        while (s.count > 1)
+                            read_one(&s, variant, 1);
+                    } else {
+                        t_avail_no += c1 - c0;
+                        n_avail_no++;
+                    }
+                }
+            } else if (variant != V_SPAN_BATCH) {
                 while (s.count && read_one(&s, variant, 0))
                     ;
             } else if (s.count >= RING / 2) {
@@ -311,7 +492,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
             swap_ns += t1 - t0;
             read_ns += t2 - t1;
         }
-        if (!eglSwapBuffers(eglGetCurrentDisplay(), eglGetCurrentSurface(EGL_DRAW))) {
+        if (!after && !eglSwapBuffers(eglGetCurrentDisplay(), eglGetCurrentSurface(EGL_DRAW))) {
             fprintf(stderr, "bench-frame-queries: eglSwapBuffers: 0x%x\n", eglGetError());
             return -1;
         }
@@ -319,7 +500,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     uint64_t w1 = clock_ns(CLOCK_MONOTONIC), c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     if (variant == V_STATS || variant == V_STATS_NOREAD || variant == V_LAYER || span)
         end_stats();
-    if (variant == V_TIMER || variant == V_LAYER || variant == V_SPAN || variant == V_SPAN_BATCH)
+    if (has_timer(variant))
         gl.EndQuery(GL_TIME_ELAPSED);
     while (s.count)
         read_one(&s, variant, 1);
@@ -333,6 +514,15 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     out->cpu_ns = (double)(c1 - c0) / frames;
     out->swap_ns = (double)swap_ns / frames;
     out->read_ns = (double)read_ns / frames;
+    out->end_ns = (double)t_end / frames;
+    out->begin_ns = (double)t_begin / frames;
+    out->write_ns = (double)t_write / frames;
+    out->counter_ns = (double)t_counter / frames;
+    out->avail_yes_ns = n_avail_yes ? (double)t_avail_yes / (double)n_avail_yes : 0;
+    out->avail_no_ns = n_avail_no ? (double)t_avail_no / (double)n_avail_no : 0;
+    out->result_ns = n_result ? (double)t_result / (double)n_result : 0;
+    out->avails = (double)(n_avail_yes + n_avail_no) / frames;
+    out->results = (double)n_result / frames;
     GLenum err = gl.GetError();
     if (err != GL_NO_ERROR) {
         fprintf(stderr, "bench-frame-queries: %s: GL error 0x%x\n", variant_names[variant], err);
@@ -358,8 +548,25 @@ int main(int argc, char **argv)
     int frames = argc > 1 ? atoi(argv[1]) : 3000;
     int rounds = argc > 2 ? atoi(argv[2]) : 7;
     long span_us = argc > 3 ? atol(argv[3]) : 2000;
+    int chosen[NVARIANTS];
+    for (int k = 0; k < NVARIANTS; k++)
+        chosen[k] = argc <= 4 || k == V_BARE;
+    if (argc > 4) {
+        char *list = strdup(argv[4]);
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            int k = 0;
+            while (k < NVARIANTS && strcmp(variant_names[k], tok) != 0)
+                k++;
+            if (k == NVARIANTS) {
+                fprintf(stderr, "bench-frame-queries: no variant '%s'\n", tok);
+                return 2;
+            }
+            chosen[k] = 1;
+        }
+        free(list);
+    }
     if (frames < RING + 1 || rounds < 1 || rounds > 1000 || span_us < 0) {
-        fprintf(stderr, "usage: bench-frame-queries [FRAMES [ROUNDS [SPAN_US]]]\n");
+        fprintf(stderr, "usage: bench-frame-queries [FRAMES [ROUNDS [SPAN_US [VARIANTS]]]]\n");
         return 2;
     }
     EGLDisplay dpy = bench_headless_display();
@@ -432,23 +639,67 @@ int main(int argc, char **argv)
     gl.TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, TEX, TEX, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
     gl.Viewport(0, 0, 256, 256);
 
+    /* The qbo variants' buffer. */
+    int qbo_ok = gl.CreateBuffers && gl.NamedBufferStorage && gl.MapNamedBufferRange &&
+                 gl.GetQueryBufferObjectui64v &&
+                 ((major == 4 && minor >= 5) || major > 4 ||
+                  (has_extension("GL_ARB_query_buffer_object") &&
+                   has_extension("GL_ARB_buffer_storage") &&
+                   has_extension("GL_ARB_direct_state_access")));
+    if (qbo_ok) {
+        GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT |
+                           GL_MAP_COHERENT_BIT;
+        gl.CreateBuffers(1, &qbo_buffer);
+        gl.NamedBufferStorage(qbo_buffer, RING * 8, NULL, flags);
+        qbo_map = gl.MapNamedBufferRange(qbo_buffer, 0, RING * 8, flags);
+        if (!qbo_map || gl.GetError() != GL_NO_ERROR) {
+            fprintf(stderr, "bench-frame-queries: cannot map a query buffer: no qbo variants\n");
+            qbo_ok = 0;
+        }
+    }
     struct result r;
-    double *vals[NVARIANTS][5];
-    for (int k = 0; k < NVARIANTS; k++)
-        for (int m = 0; m < 5; m++)
+    double *vals[NVARIANTS][NCOLS];
+    for (int k = 0; k < NVARIANTS; k++) {
+        if (is_qbo(k) && !qbo_ok)
+            chosen[k] = 0;
+        for (int m = 0; m < NCOLS; m++)
             vals[k][m] = calloc((size_t)rounds, sizeof(double));
+    }
     if (run_variant(V_BARE, frames, 0, offset, &r) != 0)   /* warm up */
         goto failed;
+    /* The qbo variants' results against the classic read, untimed. */
+    for (int k = 0; k < NVARIANTS; k++) {
+        if (!chosen[k] || !is_qbo(k))
+            continue;
+        validate = 1;
+        check_equal = check_differ = check_unwritten = 0;
+        if (run_variant(k, frames, (uint64_t)span_us * 1000u, offset, &r) != 0)
+            goto failed;
+        validate = 0;
+        printf("qbo check %-11s %llu equal, %llu different, %llu not written when the ring "
+               "was full\n", variant_names[k], check_equal, check_differ, check_unwritten);
+    }
     for (int round = 0; round < rounds; round++) {
-        double bare = 0, wall[NVARIANTS];
+        double bare = 0, wall[NVARIANTS] = {0};
         for (int k = 0; k < NVARIANTS; k++) {
             int var = (round + k) % NVARIANTS;
+            if (!chosen[var])
+                continue;
             if (run_variant(var, frames, (uint64_t)span_us * 1000u, offset, &r) != 0)
                 goto failed;
             wall[var] = r.wall_ns;
             vals[var][1][round] = r.cpu_ns;
             vals[var][2][round] = r.swap_ns;
             vals[var][3][round] = r.read_ns;
+            vals[var][5][round] = r.end_ns;
+            vals[var][6][round] = r.begin_ns;
+            vals[var][7][round] = r.write_ns;
+            vals[var][8][round] = r.counter_ns;
+            vals[var][9][round] = r.avail_yes_ns;
+            vals[var][10][round] = r.avail_no_ns;
+            vals[var][11][round] = r.result_ns;
+            vals[var][12][round] = r.avails * 1e3;     /* printed / 1e3 */
+            vals[var][13][round] = r.results * 1e3;
             if (var == V_BARE)
                 bare = r.wall_ns;
         }
@@ -457,13 +708,22 @@ int main(int argc, char **argv)
             vals[k][4][round] = wall[k] - bare;
         }
     }
-    printf("%-13s %12s %12s %12s %12s %14s  (us a frame, medians of %d rounds)\n", "variant",
-           "wall", "process CPU", "swap calls", "reads", "wall - bare", rounds);
-    for (int k = 0; k < NVARIANTS; k++)
-        printf("%-13s %12.2f %12.2f %12.2f %12.2f %14.2f\n", variant_names[k],
-               median(vals[k][0], rounds) / 1e3, median(vals[k][1], rounds) / 1e3,
-               median(vals[k][2], rounds) / 1e3, median(vals[k][3], rounds) / 1e3,
-               median(vals[k][4], rounds) / 1e3);
+    printf("%-13s %8s %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %7s %7s\n"
+           "(medians of %d rounds; us a frame, then us a call, then calls a frame)\n",
+           "variant", "wall", "proc CPU", "swap CPU", "read CPU", "-bare", "end", "begin",
+           "to buffer", "counter", "avail+", "avail-", "result", "avails", "results", rounds);
+    for (int k = 0; k < NVARIANTS; k++) {
+        if (!chosen[k]) {
+            if (is_qbo(k) && !qbo_ok)
+                printf("%-13s n/a\n", variant_names[k]);
+            continue;
+        }
+        printf("%-13s", variant_names[k]);
+        for (int m = 0; m < NCOLS; m++)
+            printf(m == 9 || m == 12 ? " | %8.2f" : m > 11 ? " %7.2f" : " %8.2f",
+                   median(vals[k][m], rounds) / 1e3);
+        printf("\n");
+    }
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(dpy, ctx);
     eglDestroySurface(dpy, surf);
