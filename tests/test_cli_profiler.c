@@ -416,6 +416,31 @@ static void gl_per_draw_json_csv(void **state)
  * the run, one span holds them all (none without the release's end). GPU time is not checked
  * per frame here: on a loaded machine a fence's stamp can come too late to be trusted, and the
  * frame is then sent without it (docs/gl-layer.md). */
+/* The frame front end on the timer's query path (PERFQ_GL_TIMER=query: llvmpipe's timer queries
+ * fail the layer's self-check, so it would take the fence path here; the NVIDIA driver takes
+ * it): every frame gets its GPU time and its exact statistics, the last ones read at the
+ * program's release. */
+static void gl_frames_query_path(void **state)
+{
+    (void)state;
+    char *report;
+    setenv("PERFQ_GL_TIMER", "query", 1);
+    int rc = run_perfq((const char *[]){"--stats-span", "0", "--json", "--", gl_path, "60", NULL},
+                       &report);
+    unsetenv("PERFQ_GL_TIMER");
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 60);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 60);
+    assert_int_equal(get_int(j, "frames.vertices.count"), 60);
+    assert_int_equal(get_int(j, "frames.vertices.min"), 24);
+    assert_int_equal(get_int(j, "frames.vertices.max"), 24);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.spans"), 60);
+    json_object_put(j);
+    free(report);
+}
+
 static void gl_stats_spans(void **state)
 {
     (void)state;
@@ -714,6 +739,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_per_draw_json_csv),
         cmocka_unit_test(gl_per_draw_repeated),
         cmocka_unit_test(gl_stats_spans),
+        cmocka_unit_test(gl_frames_query_path),
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
