@@ -39,6 +39,9 @@
  *   timer-batch  timer; when at least 4 frames wait, the availability of the newest one ended
  *                two swaps ago or earlier; if it is in, it and every older one read without
  *                asking (else nothing until the next swap)
+ *   timer-half   timer, nothing asked: a full ring reads its oldest half (GL_QUERY_RESULT; the
+ *                first read makes the driver submit what it holds, the others find their
+ *                results in: one submission per RING/2 frames, if that is what costs)
  *
  * The qbo variants need GL 4.5 or GL_ARB_query_buffer_object with GL_ARB_buffer_storage and
  * GL_ARB_direct_state_access; without them they print n/a. Before the timed rounds each qbo
@@ -71,7 +74,7 @@
 #define TEX 64
 #define RING 8
 #define NSTATS 11
-#define NVARIANTS 18
+#define NVARIANTS 19
 #define NCOLS 14
 
 static const GLenum stat_targets[NSTATS] = {
@@ -84,11 +87,11 @@ static const GLenum stat_targets[NSTATS] = {
 
 enum { V_BARE, V_STATS, V_STATS_NOREAD, V_TIMER, V_LAYER, V_STAMP, V_SPAN, V_SPAN_STAMP,
        V_SPAN_BATCH, V_TIMER_AFTER, V_QBO, V_QBO_NOWAIT, V_QBO_BIND, V_QBO_AFTER, V_STAMP_QBO,
-       V_TIMER_LAZY, V_TIMER_OLD, V_TIMER_BATCH };
+       V_TIMER_LAZY, V_TIMER_OLD, V_TIMER_BATCH, V_TIMER_HALF };
 static const char *const variant_names[NVARIANTS] = {
     "bare", "stats", "stats-noread", "timer", "layer", "stamp", "span", "span-stamp",
     "span-batch", "timer-after", "qbo", "qbo-nowait", "qbo-bind", "qbo-after", "stamp-qbo",
-    "timer-lazy", "timer-old", "timer-batch",
+    "timer-lazy", "timer-old", "timer-batch", "timer-half",
 };
 
 static int is_qbo(int v)
@@ -106,7 +109,7 @@ static int has_timer(int v)
 {
     return v == V_TIMER || v == V_LAYER || v == V_SPAN || v == V_SPAN_BATCH ||
            v == V_TIMER_AFTER || (is_qbo(v) && v != V_STAMP_QBO) || v == V_TIMER_LAZY ||
-           v == V_TIMER_OLD || v == V_TIMER_BATCH;
+           v == V_TIMER_OLD || v == V_TIMER_BATCH || v == V_TIMER_HALF;
 }
 
 static int has_stamp(int v)
@@ -444,11 +447,15 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
             uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
             struct entry done;
             /* A full ring waits for its oldest first, as the layer does. */
-            if (s.count == RING)
+            if (s.count == RING && variant == V_TIMER_HALF) {
+                while (s.count > RING / 2)
+                    read_one(&s, variant, 1);
+            } else if (s.count == RING) {
                 read_one(&s, variant, 1);
+            }
             at_swap(&s, variant, span_ns, &done);
             uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-            if (variant == V_TIMER_LAZY) {
+            if (variant == V_TIMER_LAZY || variant == V_TIMER_HALF) {
                 /* nothing: the full ring reads */
             } else if (variant == V_TIMER_OLD) {
                 while (s.count >= 2 && read_one(&s, variant, 0))
