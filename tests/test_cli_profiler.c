@@ -418,8 +418,8 @@ static void gl_per_draw_json_csv(void **state)
  * frame is then sent without it (docs/gl-layer.md). */
 /* The frame front end on the timer's query path (PERFQ_GL_TIMER=query: llvmpipe's timer queries
  * fail the layer's self-check, so it would take the fence path here; the NVIDIA driver takes
- * it): every frame gets its GPU time and its exact statistics, the last ones read at the
- * program's release. */
+ * it), where a frame is read only when the ring of 8 is full: every frame gets its GPU time and
+ * its exact statistics, the last ones read at the program's release. */
 static void gl_frames_query_path(void **state)
 {
     (void)state;

@@ -18,10 +18,12 @@
  *    trustworthy timer service: the driver's timer queries where they are trustworthy, fences
  *    stamped with the CPU clock elsewhere) ends and the next frame's begins at the same point
  *    (perfq_gl_timer_end_begin: on the fence path one fence per frame);
- *  - ended frames wait in a ring of RING; results of frames ended at earlier swaps are read
- *    without waiting, oldest first (the timer first, then the statistics without asking their
- *    availability), and sent as FRAME_PIPELINE (at a span's last frame) and FRAME_GPU
- *    records; only when the ring is full does the swap wait for the oldest.
+ *  - ended frames wait in a ring of RING; on the fence path, results of frames ended at
+ *    earlier swaps are read without waiting, oldest first (the timer first, then the statistics
+ *    without asking their availability), and sent as FRAME_PIPELINE (at a span's last frame)
+ *    and FRAME_GPU records; when the ring is full the swap waits for the oldest. On the query
+ *    path nothing is asked: only a full ring reads (asking costs the NVIDIA driver more than
+ *    the read, see swap()).
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; so they are
  * at a release (eglMakeCurrent(NONE) first, as most programs do: `leave`), where the span open
@@ -279,11 +281,19 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         perfq_stat_clock_correlate(&s->clock, ctx);
     if (s->count == RING)
         drain_one(ctx, s, 1);
-    /* Frames ended at earlier swaps only: their commands went to the driver with those swaps.
-     * Asking about the frame just ended (nothing of it can be ready yet) would make a driver
-     * flush there (Mesa's llvmpipe: a second scene a frame, waking every rasterizer thread). */
-    while (s->count && drain_one(ctx, s, 0))
-        ;
+    /* On the query path nothing is asked: a full ring reads its oldest (above), 8 frames after
+     * its end. On the NVIDIA driver (H200, docs/gl-layer-performance.md "The frame's timer:
+     * query buffer objects and the reads") the first question about a frame's query costs 2.9
+     * us when the answer is no, about once a frame (it seems to submit the frame's commands),
+     * and the waited read of a frame 8 swaps old 1.7 us: 1.2 us a frame less. A full ring
+     * waited for its oldest before too, so a program whose GPU is 8 frames behind waits as
+     * before, no sooner. On the fence path, frames ended at earlier swaps only: their commands
+     * went to the driver with those swaps. Asking about the frame just ended (nothing of it can
+     * be ready yet) would make a driver flush there (Mesa's llvmpipe: a second scene a frame,
+     * waking every rasterizer thread). */
+    if (perfq_gl_timer_path(ctx) != PERFQ_GL_TIMER_QUERY)
+        while (s->count && drain_one(ctx, s, 0))
+            ;
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
     p->stamp = stamp;
