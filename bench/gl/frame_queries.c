@@ -42,6 +42,11 @@
  *   timer-half   timer, nothing asked: a full ring reads its oldest half (GL_QUERY_RESULT; the
  *                first read makes the driver submit what it holds, the others find their
  *                results in: one submission per RING/2 frames, if that is what costs)
+ *   timer-most   timer-half, but a full ring reads its oldest 7 of 8 (one submission per 7
+ *                frames; the newest read ended one swap ago)
+ *   timer-flush-half timer-half, a glFlush before the reads (the submission made explicitly)
+ *   timer-half16 timer-half with a ring of 16: a full ring reads its oldest 8 (one submission per
+ *                8 frames, never fewer than 8 frames in flight)
  *
  * The qbo variants need GL 4.5 or GL_ARB_query_buffer_object with GL_ARB_buffer_storage and
  * GL_ARB_direct_state_access; without them they print n/a. Before the timed rounds each qbo
@@ -55,7 +60,10 @@
  * (CLOCK_MONOTONIC: end, begin, the result written to a buffer, query counter), the wall added
  * to a frame against the bare run of the same round, and per call the wall time of the timer's
  * (or stamp's) availability questions answered yes and no and of its result reads, with the
- * number of each a frame. An unmodified program: links only libEGL, GL through eglGetProcAddress;
+ * number of each a frame; for the batch variants (timer-half, timer-most, timer-flush-half,
+ * timer-half16) also the wall of a batch's first result read (waited) and of its others, per
+ * call. A full ring's reads are in "swap CPU" (they come before the swap's queries, as the
+ * layer's). An unmodified program: links only libEGL, GL through eglGetProcAddress;
  * run it without perfq. Exit 0; 1 on a GL/EGL failure; 77 without an EGL display, desktop GL,
  * timer queries or pipeline statistics queries.
  */
@@ -73,9 +81,10 @@
 
 #define TEX 64
 #define RING 8
+#define RING_MAX 16
 #define NSTATS 11
-#define NVARIANTS 19
-#define NCOLS 14
+#define NVARIANTS 22
+#define NCOLS 16
 
 static const GLenum stat_targets[NSTATS] = {
     GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB, GL_VERTEX_SHADER_INVOCATIONS_ARB,
@@ -87,17 +96,26 @@ static const GLenum stat_targets[NSTATS] = {
 
 enum { V_BARE, V_STATS, V_STATS_NOREAD, V_TIMER, V_LAYER, V_STAMP, V_SPAN, V_SPAN_STAMP,
        V_SPAN_BATCH, V_TIMER_AFTER, V_QBO, V_QBO_NOWAIT, V_QBO_BIND, V_QBO_AFTER, V_STAMP_QBO,
-       V_TIMER_LAZY, V_TIMER_OLD, V_TIMER_BATCH, V_TIMER_HALF };
+       V_TIMER_LAZY, V_TIMER_OLD, V_TIMER_BATCH, V_TIMER_HALF, V_TIMER_MOST,
+       V_TIMER_FLUSH_HALF, V_TIMER_HALF16 };
 static const char *const variant_names[NVARIANTS] = {
     "bare", "stats", "stats-noread", "timer", "layer", "stamp", "span", "span-stamp",
     "span-batch", "timer-after", "qbo", "qbo-nowait", "qbo-bind", "qbo-after", "stamp-qbo",
-    "timer-lazy", "timer-old", "timer-batch", "timer-half",
+    "timer-lazy", "timer-old", "timer-batch", "timer-half", "timer-most", "timer-flush-half",
+    "timer-half16",
 };
 
 static int is_qbo(int v)
 {
     return v == V_QBO || v == V_QBO_NOWAIT || v == V_QBO_BIND || v == V_QBO_AFTER ||
            v == V_STAMP_QBO;
+}
+
+/* Nothing asked; a full ring reads several of its oldest frames, waiting. */
+static int is_batch(int v)
+{
+    return v == V_TIMER_HALF || v == V_TIMER_MOST || v == V_TIMER_FLUSH_HALF ||
+           v == V_TIMER_HALF16;
 }
 
 static int is_after(int v)
@@ -109,7 +127,7 @@ static int has_timer(int v)
 {
     return v == V_TIMER || v == V_LAYER || v == V_SPAN || v == V_SPAN_BATCH ||
            v == V_TIMER_AFTER || (is_qbo(v) && v != V_STAMP_QBO) || v == V_TIMER_LAZY ||
-           v == V_TIMER_OLD || v == V_TIMER_BATCH || v == V_TIMER_HALF;
+           v == V_TIMER_OLD || v == V_TIMER_BATCH || is_batch(v);
 }
 
 static int has_stamp(int v)
@@ -150,6 +168,7 @@ static struct {
     void (*Viewport)(GLint, GLint, GLsizei, GLsizei);
     void (*DrawArrays)(GLenum, GLint, GLsizei);
     void (*Finish)(void);
+    void (*Flush)(void);
     GLenum (*GetError)(void);
     const GLubyte *(*GetString)(GLenum);
     const GLubyte *(*GetStringi)(GLenum, GLuint);
@@ -183,7 +202,8 @@ static int load(void)
     L(GenTextures, "glGenTextures"); L(BindTexture, "glBindTexture");
     L(TexImage2D, "glTexImage2D"); L(TexSubImage2D, "glTexSubImage2D");
     L(TexParameteri, "glTexParameteri"); L(Clear, "glClear"); L(Viewport, "glViewport");
-    L(DrawArrays, "glDrawArrays"); L(Finish, "glFinish"); L(GetError, "glGetError");
+    L(DrawArrays, "glDrawArrays"); L(Finish, "glFinish"); L(Flush, "glFlush");
+    L(GetError, "glGetError");
     L(GetString, "glGetString"); L(GetStringi, "glGetStringi"); L(GetIntegerv, "glGetIntegerv");
 #undef L
     *(void **)&gl.CreateBuffers = (void *)eglGetProcAddress("glCreateBuffers");
@@ -223,8 +243,8 @@ struct entry {
 };
 
 struct run_state {
-    struct entry ring[RING];
-    unsigned head, count;
+    struct entry ring[RING_MAX];
+    unsigned head, count, size;   /* size: the ring's (RING, or RING_MAX for timer-half16) */
     struct entry cur;           /* the queries active now (stats, timer) */
     uint64_t span_start;
     uint64_t vertices, frames_read;   /* a check that the statistics count */
@@ -235,11 +255,14 @@ struct result {
     double end_ns, begin_ns, write_ns, counter_ns;  /* per frame, wall in those calls */
     double avail_yes_ns, avail_no_ns, result_ns;    /* per call */
     double avails, results;                         /* calls a frame */
+    double first_ns, next_ns;   /* per call: a batch's first read (waited), the others */
 };
 
 /* Wall time inside each kind of driver call, summed over a run. */
 static uint64_t t_end, t_begin, t_write, t_counter;
 static uint64_t t_avail_yes, t_avail_no, t_result, n_avail_yes, n_avail_no, n_result;
+static uint64_t t_first, n_first;   /* the batch variants' first read of a batch */
+static int first_of_batch;          /* the next result read is a batch's first */
 
 static void begin_stats(struct entry *e)
 {
@@ -304,8 +327,14 @@ static int read_one(struct run_state *s, int variant, int wait)
         if (e->has_timer || e->has_stamp) {
             uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
             gl.GetQueryObjectui64v(e->has_timer ? e->timer : e->stamp, GL_QUERY_RESULT, &v);
-            t_result += clock_ns(CLOCK_MONOTONIC) - c0;
+            uint64_t dt = clock_ns(CLOCK_MONOTONIC) - c0;
+            t_result += dt;
             n_result++;
+            if (first_of_batch) {
+                t_first += dt;
+                n_first++;
+                first_of_batch = 0;
+            }
         }
         if (e->has_stats) {
             for (int i = 0; i < NSTATS; i++) {
@@ -316,7 +345,7 @@ static int read_one(struct run_state *s, int variant, int wait)
             s->frames_read++;
         }
     }
-    s->head = (s->head + 1) % RING;
+    s->head = (s->head + 1) % s->size;
     s->count--;
     return 1;
 }
@@ -360,7 +389,7 @@ static void at_swap(struct run_state *s, int variant, uint64_t span_ns, struct e
     }
     /* The next entry's objects: the ring slot that the done entry will take, swapped with cur so
      * that each object is reused only after it was read. */
-    int pos = (int)((s->head + s->count) % RING);
+    int pos = (int)((s->head + s->count) % s->size);
     struct entry *slot = &s->ring[pos];
     if (stats) {
         end_stats();
@@ -407,7 +436,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     static struct run_state s;
     static int made;
     if (!made) {
-        for (int k = 0; k < RING; k++) {
+        for (int k = 0; k < RING_MAX; k++) {
             gl.GenQueries(NSTATS, s.ring[k].stats);
             gl.GenQueries(1, &s.ring[k].timer);
             gl.GenQueries(1, &s.ring[k].stamp);
@@ -417,6 +446,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
         made = 1;
     }
     s.head = s.count = 0;
+    s.size = variant == V_TIMER_HALF16 ? RING_MAX : RING;
     s.vertices = s.frames_read = 0;
     gl.Finish();
     int span = variant == V_SPAN || variant == V_SPAN_STAMP || variant == V_SPAN_BATCH;
@@ -427,6 +457,8 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     uint64_t swap_ns = 0, read_ns = 0;
     t_end = t_begin = t_write = t_counter = 0;
     t_avail_yes = t_avail_no = t_result = n_avail_yes = n_avail_no = n_result = 0;
+    t_first = n_first = 0;
+    first_of_batch = 0;
     int after = is_after(variant);
     uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     s.span_start = w0;
@@ -447,15 +479,19 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
             uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
             struct entry done;
             /* A full ring waits for its oldest first, as the layer does. */
-            if (s.count == RING && variant == V_TIMER_HALF) {
-                while (s.count > RING / 2)
+            if (s.count == s.size && is_batch(variant)) {
+                unsigned keep = variant == V_TIMER_MOST ? 1 : s.size / 2;
+                if (variant == V_TIMER_FLUSH_HALF)
+                    gl.Flush();
+                first_of_batch = 1;
+                while (s.count > keep)
                     read_one(&s, variant, 1);
-            } else if (s.count == RING) {
+            } else if (s.count == s.size) {
                 read_one(&s, variant, 1);
             }
             at_swap(&s, variant, span_ns, &done);
             uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-            if (variant == V_TIMER_LAZY || variant == V_TIMER_HALF) {
+            if (variant == V_TIMER_LAZY || is_batch(variant)) {
                 /* nothing: the full ring reads */
             } else if (variant == V_TIMER_OLD) {
                 while (s.count >= 2 && read_one(&s, variant, 0))
@@ -463,7 +499,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
             } else if (variant == V_TIMER_BATCH) {
                 if (s.count >= 4) {
                     unsigned k = s.count - 2;     /* the newest ended two swaps ago */
-                    struct entry *e = &s.ring[(s.head + k) % RING];
+                    struct entry *e = &s.ring[(s.head + k) % s.size];
                     GLuint64 avail = 0;
                     uint64_t c0 = clock_ns(CLOCK_MONOTONIC);
                     gl.GetQueryObjectui64v(e->timer, GL_QUERY_RESULT_AVAILABLE, &avail);
@@ -483,7 +519,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
                     ;
             } else if (s.count >= RING / 2) {
                 GLuint64 avail = 0;
-                struct entry *newest = &s.ring[(s.head + s.count - 1) % RING];
+                struct entry *newest = &s.ring[(s.head + s.count - 1) % s.size];
                 gl.GetQueryObjectui64v(newest->timer, GL_QUERY_RESULT_AVAILABLE, &avail);
                 if (avail) {
                     while (s.count)
@@ -494,7 +530,7 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
                 }
             }
             uint64_t t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-            s.ring[(s.head + s.count) % RING] = done;
+            s.ring[(s.head + s.count) % s.size] = done;
             s.count++;
             swap_ns += t1 - t0;
             read_ns += t2 - t1;
@@ -530,6 +566,9 @@ static int run_variant(int variant, int frames, uint64_t span_ns, GLint offset,
     out->result_ns = n_result ? (double)t_result / (double)n_result : 0;
     out->avails = (double)(n_avail_yes + n_avail_no) / frames;
     out->results = (double)n_result / frames;
+    out->first_ns = n_first ? (double)t_first / (double)n_first : 0;
+    out->next_ns = n_result > n_first && n_first ? (double)(t_result - t_first) /
+                   (double)(n_result - n_first) : 0;
     GLenum err = gl.GetError();
     if (err != GL_NO_ERROR) {
         fprintf(stderr, "bench-frame-queries: %s: GL error 0x%x\n", variant_names[variant], err);
@@ -707,6 +746,8 @@ int main(int argc, char **argv)
             vals[var][11][round] = r.result_ns;
             vals[var][12][round] = r.avails * 1e3;     /* printed / 1e3 */
             vals[var][13][round] = r.results * 1e3;
+            vals[var][14][round] = r.first_ns;
+            vals[var][15][round] = r.next_ns;
             if (var == V_BARE)
                 bare = r.wall_ns;
         }
@@ -715,19 +756,22 @@ int main(int argc, char **argv)
             vals[k][4][round] = wall[k] - bare;
         }
     }
-    printf("%-13s %8s %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %7s %7s\n"
-           "(medians of %d rounds; us a frame, then us a call, then calls a frame)\n",
+    printf("%-16s %8s %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %7s %7s | %8s %8s\n"
+           "(medians of %d rounds; us a frame, then us a call, then calls a frame, then us a "
+           "call: a batch's first read and its others)\n",
            "variant", "wall", "proc CPU", "swap CPU", "read CPU", "-bare", "end", "begin",
-           "to buffer", "counter", "avail+", "avail-", "result", "avails", "results", rounds);
+           "to buffer", "counter", "avail+", "avail-", "result", "avails", "results", "1st read",
+           "next", rounds);
     for (int k = 0; k < NVARIANTS; k++) {
         if (!chosen[k]) {
             if (is_qbo(k) && !qbo_ok)
-                printf("%-13s n/a\n", variant_names[k]);
+                printf("%-16s n/a\n", variant_names[k]);
             continue;
         }
-        printf("%-13s", variant_names[k]);
+        printf("%-16s", variant_names[k]);
         for (int m = 0; m < NCOLS; m++)
-            printf(m == 9 || m == 12 ? " | %8.2f" : m > 11 ? " %7.2f" : " %8.2f",
+            printf(m == 9 || m == 12 || m == 14 ? (m == 12 ? " | %7.2f" : " | %8.2f")
+                   : m == 13 ? " %7.2f" : " %8.2f",
                    median(vals[k][m], rounds) / 1e3);
         printf("\n");
     }
