@@ -345,6 +345,7 @@ int main(int argc, char **argv)
     EGLDisplay dpy;
     if (glt_open_display(&dpy) != 0 || glt_create(&T, dpy, kind, 64, 64) != 0)
         return GLT_SKIP;
+    perfq_gl_resolve_wrapped_all();   /* real->glBufferData, glTexImage2D below (dispatch.h) */
     printf("bench-nv-query-resource: %s, %s | %s, %d blocks\n", glt_kind_name(kind),
            gl.glGetString(GL_RENDERER), gl.glGetString(GL_VERSION), blocks);
     memset(pixels, 0x5a, sizeof pixels);

@@ -1203,6 +1203,31 @@ static void test_timer_verdict_cache(void **state)
     free(old_force);
 }
 
+/* The table's L lines (dispatch.h) are looked up at their wrapper's first call, not with the
+ * table, so that a program pays only for the ones it calls (docs/perfq-stat.md, "The GL layer's
+ * fixed cost"); the W lines with the table. The wrapper then calls the driver's function. */
+static void test_wrapped_real_looked_up_at_first_call(void **state)
+{
+    (void)state;
+    const struct perfq_gl_dispatch *real = perfq_gl_dispatch();
+    assert_int_equal(__atomic_load_n(&perfq_gl_real_looked_up.glBindBuffer, __ATOMIC_ACQUIRE), 1);
+    assert_non_null(real->glBindBuffer);
+    /* Nothing here called glGenerateMipmap before (an L line). */
+    assert_int_equal(__atomic_load_n(&perfq_gl_real_looked_up.glGenerateMipmap, __ATOMIC_ACQUIRE),
+                     0);
+    assert_null(real->glGenerateMipmap);
+    PFNGLGENERATEMIPMAPPROC generate =
+        (PFNGLGENERATEMIPMAPPROC)eglGetProcAddress("glGenerateMipmap");
+    assert_non_null(generate);
+    generate(0);    /* no such target: the driver's GL_INVALID_ENUM */
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(__atomic_load_n(&perfq_gl_real_looked_up.glGenerateMipmap, __ATOMIC_ACQUIRE),
+                     1);
+    void (*driver)(void) = perfq_gl_resolve("glGenerateMipmap");
+    assert_non_null(driver);
+    assert_true((void *)real->glGenerateMipmap == (void *)driver);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -1224,6 +1249,7 @@ int main(int argc, char **argv)
     }
     printf("# %s: %s | %s\n", glt_kind_name(kind), cur()->renderer, cur()->version);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_wrapped_real_looked_up_at_first_call, setup_each),
         cmocka_unit_test_setup(test_samples_interleaved, setup_each),
         cmocka_unit_test_setup(test_samples_nested, setup_each),
         cmocka_unit_test_setup(test_any_samples_beside_count, setup_each),

@@ -15,6 +15,7 @@
 #include <string.h>
 
 struct perfq_gl_dispatch perfq_gl_real_table;
+struct perfq_gl_dispatch_looked_up perfq_gl_real_looked_up;
 int perfq_gl_real_table_ready;
 #define real_table perfq_gl_real_table
 static pthread_once_t real_table_once = PTHREAD_ONCE_INIT;
@@ -28,9 +29,11 @@ static dlopen_fn real_dlopen_ptr;
 /* Where libperfq-gl-lazy.so loaded the layer at the program's first GL call (lazy_preload.c),
  * the layer is not in the program's symbol scope and dlsym(RTLD_NEXT) from here finds no driver:
  * the stub's perfq_gl_lazy_next looks the name up after the stub instead (NULL where the stub
- * did not load the layer). */
+ * did not load the layer). Then the layer's own dlsym(RTLD_NEXT) searches only its own
+ * dependencies (libperfq.so, libc), which hold no GL function: it is skipped (stub_loaded). */
 typedef void *(*next_fn)(const char *);
 static next_fn lazy_next;
+static int stub_loaded;
 static pthread_once_t real_dl_once = PTHREAD_ONCE_INIT;
 
 static void resolve_dl(void)
@@ -45,6 +48,9 @@ static void resolve_dl(void)
     if (!real_dlopen_ptr)
         real_dlopen_ptr = (dlopen_fn)real_dlsym_ptr(RTLD_NEXT, "dlopen");
     lazy_next = (next_fn)real_dlsym_ptr(RTLD_DEFAULT, "perfq_gl_lazy_next");
+    /* A NULL name asks the stub whether it loaded the layer (a stub older than this question
+     * answers NULL: the layer then searches after itself as well, as before). */
+    stub_loaded = lazy_next && lazy_next(NULL) != NULL;
 }
 
 void *perfq_gl_real_dlsym(void *handle, const char *name)
@@ -66,7 +72,14 @@ void *perfq_gl_real_dlopen(const char *file, int flags)
  * count, dlpi_adds): a dlopen that finds nothing still searches the library path and maps and
  * unmaps ld.so.cache, about 0.4 ms of system time, and the table alone looks up some 200 names,
  * most of them in sonames a program never loads (libGL.so in an EGL program): that was 0.3 s
- * of every layered run's start on llvmpipe (docs/perfq-stat.md, the slowdown). */
+ * of every layered run's start on llvmpipe (docs/perfq-stat.md, the slowdown).
+ * And it is tried only where a loaded object's file name begins with the soname's stem (up to
+ * ".so": libGL.so.1.7.0 for libGL.so.1), read from the process's list of objects: a failed
+ * dlopen still opened each folder's candidate file (the layer's RUNPATH, then the system's,
+ * where libGLX.so.0 exists but is not loaded in an EGL program), 8 of them at the table's
+ * resolution and again after each load: 0.4 ms on the H200 and 1.0 ms here on llvmpipe
+ * (docs/perfq-stat.md, "The GL layer's fixed cost"). A GL library loaded from a file named
+ * otherwise is still reached through the GetProcAddress functions below. */
 struct soname {
     const char *name;
     void *handle;
@@ -93,6 +106,35 @@ static unsigned long long loads(void)
     return adds;
 }
 
+/* Whether a loaded object's file name begins with soname's stem (see above). */
+struct stem_search {
+    const char *stem;
+    size_t len;
+    int found;
+};
+
+static int object_named(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct stem_search *s = data;
+    const char *name = info->dlpi_name;
+    if (!name)
+        return 0;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    s->found = strncmp(base, s->stem, s->len) == 0 &&
+               (base[s->len] == '\0' || base[s->len] == '.');
+    return s->found;
+}
+
+static int soname_maybe_loaded(const char *soname)
+{
+    const char *so = strstr(soname, ".so");
+    struct stem_search s = {soname, so ? (size_t)(so - soname) + 3 : strlen(soname), 0};
+    dl_iterate_phdr(object_named, &s);
+    return s.found;
+}
+
 static void *lookup_in_sonames(struct soname *list, const char *name)
 {
     unsigned long long adds = 0;
@@ -105,8 +147,9 @@ static void *lookup_in_sonames(struct soname *list, const char *name)
             }
             if (list[i].tried_at == adds + 1)
                 continue;   /* not loaded at the last try, and nothing was loaded since */
-            list[i].handle = perfq_gl_real_dlopen(list[i].name,
-                                                  RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+            if (soname_maybe_loaded(list[i].name))
+                list[i].handle = perfq_gl_real_dlopen(list[i].name,
+                                                      RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
             if (!list[i].handle)
                 list[i].tried_at = adds + 1;
         }
@@ -123,7 +166,7 @@ static void *resolve_unlocked(const char *name)
 {
     pthread_once(&real_dl_once, resolve_dl);
     void *p = lazy_next ? lazy_next(name) : NULL;
-    if (!p)
+    if (!p && !stub_loaded)
         p = perfq_gl_real_dlsym(RTLD_NEXT, name);
     if (p)
         return p;
@@ -174,10 +217,44 @@ static void resolve_table(void)
 #define PERFQ_GL_RESOLVE(type, name) \
     p = resolve_unlocked(#name); \
     memcpy(&real_table.name, &p, sizeof p);
-    PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE, PERFQ_GL_RESOLVE)
+#define PERFQ_GL_RESOLVE_WRAPPED(type, name) \
+    PERFQ_GL_RESOLVE(type, name) \
+    __atomic_store_n(&perfq_gl_real_looked_up.name, 1, __ATOMIC_RELEASE);
+    /* L lines are not looked up here: each at its wrapper's first call (below). */
+#define PERFQ_GL_LATER(type, name)
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_RESOLVE, PERFQ_GL_RESOLVE_WRAPPED, PERFQ_GL_LATER)
+#undef PERFQ_GL_LATER
+#undef PERFQ_GL_RESOLVE_WRAPPED
 #undef PERFQ_GL_RESOLVE
     pthread_mutex_unlock(&resolve_lock);
     __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* An L line's real function, at its wrapper's first call (PERFQ_GL_WRAPPED_REAL): looked up as
+ * the table's are, once. Each of the table's lookups costs a program that never calls the
+ * function: an EGL program on glvnd gets most GL functions from eglGetProcAddress, about 8000
+ * instructions and a getpid system call each on llvmpipe (docs/perfq-stat.md, "The GL layer's
+ * fixed cost"). A member something else already set (a benchmark's counting function) is kept. */
+void perfq_gl_resolve_wrapped(const char *name, size_t offset, int *looked_up)
+{
+    perfq_gl_dispatch();
+    pthread_mutex_lock(&resolve_lock);
+    if (!__atomic_load_n(looked_up, __ATOMIC_ACQUIRE)) {
+        void **slot = (void **)(void *)((char *)&real_table + offset);
+        if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+            __atomic_store_n(slot, resolve_unlocked(name), __ATOMIC_RELEASE);
+        __atomic_store_n(looked_up, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&resolve_lock);
+}
+
+void perfq_gl_resolve_wrapped_all(void)
+{
+#define PERFQ_GL_NOTHING(type, name)
+#define PERFQ_GL_LOOK_UP(type, name) (void)PERFQ_GL_WRAPPED_REAL(name);
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_NOTHING, PERFQ_GL_NOTHING, PERFQ_GL_LOOK_UP)
+#undef PERFQ_GL_LOOK_UP
+#undef PERFQ_GL_NOTHING
 }
 
 const struct perfq_gl_dispatch *perfq_gl_dispatch_slow(void)

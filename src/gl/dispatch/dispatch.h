@@ -13,6 +13,8 @@
 #ifndef GL_GLEXT_PROTOTYPES
 #define GL_GLEXT_PROTOTYPES 1
 #endif
+#include <stddef.h>
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>
@@ -78,10 +80,15 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
  *   W(type, name)  the same, and the layer also exports a wrapper of that name and type:
  *                  wrappers.h declares it (so the definition must match `type`), and
  *                  eglGetProcAddress / glXGetProcAddress(ARB) answer the name with it.
- * Adding a W line without defining the wrapper fails the link; defining an exported wrapper
- * without a W line fails -Wmissing-prototypes. Keep it sorted by group.
+ *   L(type, name)  a W whose real function only its own wrapper calls, through
+ *                  PERFQ_GL_WRAPPED_REAL: looked up at the wrapper's first call, not with the
+ *                  table (most programs call few of these: the object, storage and draw
+ *                  variants). Its member stays NULL until then: code other than its wrapper
+ *                  must not read it (use W for a function the layer calls itself).
+ * Adding a W or L line without defining the wrapper fails the link; defining an exported
+ * wrapper without a W or L line fails -Wmissing-prototypes. Keep it sorted by group.
  */
-#define PERFQ_GL_FUNCTIONS(X, W) \
+#define PERFQ_GL_FUNCTIONS(X, W, L) \
     /* EGL */ \
     W(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress) \
     W(PFNEGLCREATECONTEXTPROC, eglCreateContext) \
@@ -153,115 +160,115 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     /* sub-uploads (bytes counted in the Driver Counters: injection/layer_draws_uploads.c) */ \
     W(PFNGLBUFFERSUBDATAPROC, glBufferSubData) \
     W(PFNGLNAMEDBUFFERSUBDATAPROC, glNamedBufferSubData) \
-    W(perfq_PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D) \
-    W(PFNGLTEXSUBIMAGE3DPROC, glTexSubImage3D) \
-    W(PFNGLCOMPRESSEDTEXSUBIMAGE2DPROC, glCompressedTexSubImage2D) \
+    L(perfq_PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D) \
+    L(PFNGLTEXSUBIMAGE3DPROC, glTexSubImage3D) \
+    L(PFNGLCOMPRESSEDTEXSUBIMAGE2DPROC, glCompressedTexSubImage2D) \
     /* objects (observed: buffers, textures, renderbuffers) */ \
-    W(PFNGLGENBUFFERSPROC, glGenBuffers) \
-    W(PFNGLCREATEBUFFERSPROC, glCreateBuffers) \
-    W(PFNGLDELETEBUFFERSPROC, glDeleteBuffers) \
-    W(PFNGLBUFFERDATAPROC, glBufferData) \
-    W(PFNGLBUFFERSTORAGEPROC, glBufferStorage) \
-    W(PFNGLNAMEDBUFFERDATAPROC, glNamedBufferData) \
-    W(PFNGLNAMEDBUFFERSTORAGEPROC, glNamedBufferStorage) \
-    W(perfq_PFNGLGENTEXTURESPROC, glGenTextures) \
-    W(PFNGLCREATETEXTURESPROC, glCreateTextures) \
-    W(perfq_PFNGLDELETETEXTURESPROC, glDeleteTextures) \
-    W(perfq_PFNGLTEXIMAGE1DPROC, glTexImage1D) \
-    W(perfq_PFNGLTEXIMAGE2DPROC, glTexImage2D) \
-    W(PFNGLTEXIMAGE3DPROC, glTexImage3D) \
-    W(PFNGLCOMPRESSEDTEXIMAGE1DPROC, glCompressedTexImage1D) \
-    W(PFNGLCOMPRESSEDTEXIMAGE2DPROC, glCompressedTexImage2D) \
-    W(PFNGLCOMPRESSEDTEXIMAGE3DPROC, glCompressedTexImage3D) \
-    W(PFNGLTEXIMAGE2DMULTISAMPLEPROC, glTexImage2DMultisample) \
-    W(PFNGLTEXIMAGE3DMULTISAMPLEPROC, glTexImage3DMultisample) \
-    W(PFNGLTEXSTORAGE1DPROC, glTexStorage1D) \
-    W(PFNGLTEXSTORAGE2DPROC, glTexStorage2D) \
-    W(PFNGLTEXSTORAGE3DPROC, glTexStorage3D) \
-    W(PFNGLTEXSTORAGE2DMULTISAMPLEPROC, glTexStorage2DMultisample) \
-    W(PFNGLTEXSTORAGE3DMULTISAMPLEPROC, glTexStorage3DMultisample) \
-    W(PFNGLTEXTURESTORAGE1DPROC, glTextureStorage1D) \
-    W(PFNGLTEXTURESTORAGE2DPROC, glTextureStorage2D) \
-    W(PFNGLTEXTURESTORAGE3DPROC, glTextureStorage3D) \
-    W(PFNGLTEXTURESTORAGE2DMULTISAMPLEPROC, glTextureStorage2DMultisample) \
-    W(PFNGLTEXTURESTORAGE3DMULTISAMPLEPROC, glTextureStorage3DMultisample) \
+    L(PFNGLGENBUFFERSPROC, glGenBuffers) \
+    L(PFNGLCREATEBUFFERSPROC, glCreateBuffers) \
+    L(PFNGLDELETEBUFFERSPROC, glDeleteBuffers) \
+    L(PFNGLBUFFERDATAPROC, glBufferData) \
+    L(PFNGLBUFFERSTORAGEPROC, glBufferStorage) \
+    L(PFNGLNAMEDBUFFERDATAPROC, glNamedBufferData) \
+    L(PFNGLNAMEDBUFFERSTORAGEPROC, glNamedBufferStorage) \
+    L(perfq_PFNGLGENTEXTURESPROC, glGenTextures) \
+    L(PFNGLCREATETEXTURESPROC, glCreateTextures) \
+    L(perfq_PFNGLDELETETEXTURESPROC, glDeleteTextures) \
+    L(perfq_PFNGLTEXIMAGE1DPROC, glTexImage1D) \
+    L(perfq_PFNGLTEXIMAGE2DPROC, glTexImage2D) \
+    L(PFNGLTEXIMAGE3DPROC, glTexImage3D) \
+    L(PFNGLCOMPRESSEDTEXIMAGE1DPROC, glCompressedTexImage1D) \
+    L(PFNGLCOMPRESSEDTEXIMAGE2DPROC, glCompressedTexImage2D) \
+    L(PFNGLCOMPRESSEDTEXIMAGE3DPROC, glCompressedTexImage3D) \
+    L(PFNGLTEXIMAGE2DMULTISAMPLEPROC, glTexImage2DMultisample) \
+    L(PFNGLTEXIMAGE3DMULTISAMPLEPROC, glTexImage3DMultisample) \
+    L(PFNGLTEXSTORAGE1DPROC, glTexStorage1D) \
+    L(PFNGLTEXSTORAGE2DPROC, glTexStorage2D) \
+    L(PFNGLTEXSTORAGE3DPROC, glTexStorage3D) \
+    L(PFNGLTEXSTORAGE2DMULTISAMPLEPROC, glTexStorage2DMultisample) \
+    L(PFNGLTEXSTORAGE3DMULTISAMPLEPROC, glTexStorage3DMultisample) \
+    L(PFNGLTEXTURESTORAGE1DPROC, glTextureStorage1D) \
+    L(PFNGLTEXTURESTORAGE2DPROC, glTextureStorage2D) \
+    L(PFNGLTEXTURESTORAGE3DPROC, glTextureStorage3D) \
+    L(PFNGLTEXTURESTORAGE2DMULTISAMPLEPROC, glTextureStorage2DMultisample) \
+    L(PFNGLTEXTURESTORAGE3DMULTISAMPLEPROC, glTextureStorage3DMultisample) \
     W(PFNGLGENRENDERBUFFERSPROC, glGenRenderbuffers) \
-    W(PFNGLCREATERENDERBUFFERSPROC, glCreateRenderbuffers) \
+    L(PFNGLCREATERENDERBUFFERSPROC, glCreateRenderbuffers) \
     W(PFNGLDELETERENDERBUFFERSPROC, glDeleteRenderbuffers) \
     W(PFNGLRENDERBUFFERSTORAGEPROC, glRenderbufferStorage) \
-    W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC, glRenderbufferStorageMultisample) \
-    W(PFNGLNAMEDRENDERBUFFERSTORAGEPROC, glNamedRenderbufferStorage) \
-    W(PFNGLNAMEDRENDERBUFFERSTORAGEMULTISAMPLEPROC, glNamedRenderbufferStorageMultisample) \
+    L(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEPROC, glRenderbufferStorageMultisample) \
+    L(PFNGLNAMEDRENDERBUFFERSTORAGEPROC, glNamedRenderbufferStorage) \
+    L(PFNGLNAMEDRENDERBUFFERSTORAGEMULTISAMPLEPROC, glNamedRenderbufferStorageMultisample) \
     /* more storage calls (ARB/EXT aliases; seen by the object observers) */ \
-    W(PFNGLBUFFERDATAARBPROC, glBufferDataARB) \
-    W(PFNGLDELETEBUFFERSARBPROC, glDeleteBuffersARB) \
-    W(PFNGLNAMEDBUFFERDATAEXTPROC, glNamedBufferDataEXT) \
-    W(PFNGLNAMEDBUFFERSTORAGEEXTPROC, glNamedBufferStorageEXT) \
-    W(PFNGLCOMPRESSEDTEXIMAGE1DARBPROC, glCompressedTexImage1DARB) \
-    W(PFNGLCOMPRESSEDTEXIMAGE2DARBPROC, glCompressedTexImage2DARB) \
-    W(PFNGLCOMPRESSEDTEXIMAGE3DARBPROC, glCompressedTexImage3DARB) \
-    W(perfq_PFNGLCOPYTEXIMAGE1DPROC, glCopyTexImage1D) \
-    W(perfq_PFNGLCOPYTEXIMAGE2DPROC, glCopyTexImage2D) \
-    W(PFNGLTEXSTORAGE1DEXTPROC, glTexStorage1DEXT) \
-    W(PFNGLTEXSTORAGE2DEXTPROC, glTexStorage2DEXT) \
-    W(PFNGLTEXSTORAGE3DEXTPROC, glTexStorage3DEXT) \
-    W(PFNGLTEXTUREVIEWPROC, glTextureView) \
-    W(PFNGLTEXBUFFERPROC, glTexBuffer) \
-    W(PFNGLTEXBUFFERARBPROC, glTexBufferARB) \
-    W(PFNGLTEXBUFFEREXTPROC, glTexBufferEXT) \
-    W(PFNGLTEXBUFFERRANGEPROC, glTexBufferRange) \
-    W(PFNGLTEXTUREBUFFERPROC, glTextureBuffer) \
-    W(PFNGLTEXTUREBUFFERRANGEPROC, glTextureBufferRange) \
-    W(PFNGLGENERATEMIPMAPPROC, glGenerateMipmap) \
-    W(PFNGLGENERATEMIPMAPEXTPROC, glGenerateMipmapEXT) \
-    W(PFNGLGENERATETEXTUREMIPMAPPROC, glGenerateTextureMipmap) \
-    W(PFNGLRENDERBUFFERSTORAGEEXTPROC, glRenderbufferStorageEXT) \
-    W(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEEXTPROC, glRenderbufferStorageMultisampleEXT) \
-    W(PFNGLDELETERENDERBUFFERSEXTPROC, glDeleteRenderbuffersEXT) \
+    L(PFNGLBUFFERDATAARBPROC, glBufferDataARB) \
+    L(PFNGLDELETEBUFFERSARBPROC, glDeleteBuffersARB) \
+    L(PFNGLNAMEDBUFFERDATAEXTPROC, glNamedBufferDataEXT) \
+    L(PFNGLNAMEDBUFFERSTORAGEEXTPROC, glNamedBufferStorageEXT) \
+    L(PFNGLCOMPRESSEDTEXIMAGE1DARBPROC, glCompressedTexImage1DARB) \
+    L(PFNGLCOMPRESSEDTEXIMAGE2DARBPROC, glCompressedTexImage2DARB) \
+    L(PFNGLCOMPRESSEDTEXIMAGE3DARBPROC, glCompressedTexImage3DARB) \
+    L(perfq_PFNGLCOPYTEXIMAGE1DPROC, glCopyTexImage1D) \
+    L(perfq_PFNGLCOPYTEXIMAGE2DPROC, glCopyTexImage2D) \
+    L(PFNGLTEXSTORAGE1DEXTPROC, glTexStorage1DEXT) \
+    L(PFNGLTEXSTORAGE2DEXTPROC, glTexStorage2DEXT) \
+    L(PFNGLTEXSTORAGE3DEXTPROC, glTexStorage3DEXT) \
+    L(PFNGLTEXTUREVIEWPROC, glTextureView) \
+    L(PFNGLTEXBUFFERPROC, glTexBuffer) \
+    L(PFNGLTEXBUFFERARBPROC, glTexBufferARB) \
+    L(PFNGLTEXBUFFEREXTPROC, glTexBufferEXT) \
+    L(PFNGLTEXBUFFERRANGEPROC, glTexBufferRange) \
+    L(PFNGLTEXTUREBUFFERPROC, glTextureBuffer) \
+    L(PFNGLTEXTUREBUFFERRANGEPROC, glTextureBufferRange) \
+    L(PFNGLGENERATEMIPMAPPROC, glGenerateMipmap) \
+    L(PFNGLGENERATEMIPMAPEXTPROC, glGenerateMipmapEXT) \
+    L(PFNGLGENERATETEXTUREMIPMAPPROC, glGenerateTextureMipmap) \
+    L(PFNGLRENDERBUFFERSTORAGEEXTPROC, glRenderbufferStorageEXT) \
+    L(PFNGLRENDERBUFFERSTORAGEMULTISAMPLEEXTPROC, glRenderbufferStorageMultisampleEXT) \
+    L(PFNGLDELETERENDERBUFFERSEXTPROC, glDeleteRenderbuffersEXT) \
     /* EXT_direct_state_access, GLES extension forms, EGLImage storage (layer_objects_ext.c) */ \
-    W(PFNGLTEXTUREIMAGE1DEXTPROC, glTextureImage1DEXT) \
-    W(PFNGLTEXTUREIMAGE2DEXTPROC, glTextureImage2DEXT) \
-    W(PFNGLTEXTUREIMAGE3DEXTPROC, glTextureImage3DEXT) \
-    W(PFNGLCOMPRESSEDTEXTUREIMAGE1DEXTPROC, glCompressedTextureImage1DEXT) \
-    W(PFNGLCOMPRESSEDTEXTUREIMAGE2DEXTPROC, glCompressedTextureImage2DEXT) \
-    W(PFNGLCOMPRESSEDTEXTUREIMAGE3DEXTPROC, glCompressedTextureImage3DEXT) \
-    W(PFNGLTEXTURESTORAGE1DEXTPROC, glTextureStorage1DEXT) \
-    W(PFNGLTEXTURESTORAGE2DEXTPROC, glTextureStorage2DEXT) \
-    W(PFNGLTEXTURESTORAGE3DEXTPROC, glTextureStorage3DEXT) \
-    W(PFNGLMULTITEXIMAGE1DEXTPROC, glMultiTexImage1DEXT) \
-    W(PFNGLMULTITEXIMAGE2DEXTPROC, glMultiTexImage2DEXT) \
-    W(PFNGLMULTITEXIMAGE3DEXTPROC, glMultiTexImage3DEXT) \
-    W(PFNGLCOMPRESSEDMULTITEXIMAGE1DEXTPROC, glCompressedMultiTexImage1DEXT) \
-    W(PFNGLCOMPRESSEDMULTITEXIMAGE2DEXTPROC, glCompressedMultiTexImage2DEXT) \
-    W(PFNGLCOMPRESSEDMULTITEXIMAGE3DEXTPROC, glCompressedMultiTexImage3DEXT) \
-    W(PFNGLGENERATEMULTITEXMIPMAPEXTPROC, glGenerateMultiTexMipmapEXT) \
-    W(PFNGLMULTITEXBUFFEREXTPROC, glMultiTexBufferEXT) \
-    W(perfq_PFNGLTEXIMAGE3DOESPROC, glTexImage3DOES) \
-    W(perfq_PFNGLBUFFERSTORAGEEXTPROC, glBufferStorageEXT) \
-    W(perfq_PFNGLTEXBUFFEROESPROC, glTexBufferOES) \
-    W(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeOES) \
-    W(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeEXT) \
-    W(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetTexture2DOES) \
-    W(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetRenderbufferStorageOES) \
-    W(PFNGLEGLIMAGETARGETTEXSTORAGEEXTPROC, glEGLImageTargetTexStorageEXT) \
-    W(PFNGLEGLIMAGETARGETTEXTURESTORAGEEXTPROC, glEGLImageTargetTextureStorageEXT) \
+    L(PFNGLTEXTUREIMAGE1DEXTPROC, glTextureImage1DEXT) \
+    L(PFNGLTEXTUREIMAGE2DEXTPROC, glTextureImage2DEXT) \
+    L(PFNGLTEXTUREIMAGE3DEXTPROC, glTextureImage3DEXT) \
+    L(PFNGLCOMPRESSEDTEXTUREIMAGE1DEXTPROC, glCompressedTextureImage1DEXT) \
+    L(PFNGLCOMPRESSEDTEXTUREIMAGE2DEXTPROC, glCompressedTextureImage2DEXT) \
+    L(PFNGLCOMPRESSEDTEXTUREIMAGE3DEXTPROC, glCompressedTextureImage3DEXT) \
+    L(PFNGLTEXTURESTORAGE1DEXTPROC, glTextureStorage1DEXT) \
+    L(PFNGLTEXTURESTORAGE2DEXTPROC, glTextureStorage2DEXT) \
+    L(PFNGLTEXTURESTORAGE3DEXTPROC, glTextureStorage3DEXT) \
+    L(PFNGLMULTITEXIMAGE1DEXTPROC, glMultiTexImage1DEXT) \
+    L(PFNGLMULTITEXIMAGE2DEXTPROC, glMultiTexImage2DEXT) \
+    L(PFNGLMULTITEXIMAGE3DEXTPROC, glMultiTexImage3DEXT) \
+    L(PFNGLCOMPRESSEDMULTITEXIMAGE1DEXTPROC, glCompressedMultiTexImage1DEXT) \
+    L(PFNGLCOMPRESSEDMULTITEXIMAGE2DEXTPROC, glCompressedMultiTexImage2DEXT) \
+    L(PFNGLCOMPRESSEDMULTITEXIMAGE3DEXTPROC, glCompressedMultiTexImage3DEXT) \
+    L(PFNGLGENERATEMULTITEXMIPMAPEXTPROC, glGenerateMultiTexMipmapEXT) \
+    L(PFNGLMULTITEXBUFFEREXTPROC, glMultiTexBufferEXT) \
+    L(perfq_PFNGLTEXIMAGE3DOESPROC, glTexImage3DOES) \
+    L(perfq_PFNGLBUFFERSTORAGEEXTPROC, glBufferStorageEXT) \
+    L(perfq_PFNGLTEXBUFFEROESPROC, glTexBufferOES) \
+    L(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeOES) \
+    L(perfq_PFNGLTEXBUFFERRANGEOESPROC, glTexBufferRangeEXT) \
+    L(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetTexture2DOES) \
+    L(perfq_PFNGLEGLIMAGETARGETTEXTURE2DOESPROC, glEGLImageTargetRenderbufferStorageOES) \
+    L(PFNGLEGLIMAGETARGETTEXSTORAGEEXTPROC, glEGLImageTargetTexStorageEXT) \
+    L(PFNGLEGLIMAGETARGETTEXTURESTORAGEEXTPROC, glEGLImageTargetTextureStorageEXT) \
     X(PFNGLGETTEXTUREPARAMETERIVPROC, glGetTextureParameteriv) \
     X(PFNGLGETRENDERBUFFERPARAMETERIVPROC, glGetRenderbufferParameteriv) \
     X(PFNGLGETNAMEDRENDERBUFFERPARAMETERIVPROC, glGetNamedRenderbufferParameteriv) \
     /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \
-    W(PFNGLDRAWARRAYSINSTANCEDPROC, glDrawArraysInstanced) \
-    W(PFNGLDRAWELEMENTSINSTANCEDPROC, glDrawElementsInstanced) \
-    W(PFNGLDRAWRANGEELEMENTSPROC, glDrawRangeElements) \
-    W(PFNGLDRAWARRAYSINDIRECTPROC, glDrawArraysIndirect) \
-    W(PFNGLDRAWELEMENTSINDIRECTPROC, glDrawElementsIndirect) \
-    W(PFNGLDRAWELEMENTSBASEVERTEXPROC, glDrawElementsBaseVertex) \
-    W(PFNGLDRAWRANGEELEMENTSBASEVERTEXPROC, glDrawRangeElementsBaseVertex) \
-    W(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXPROC, glDrawElementsInstancedBaseVertex) \
-    W(PFNGLDRAWARRAYSINSTANCEDBASEINSTANCEPROC, glDrawArraysInstancedBaseInstance) \
-    W(PFNGLDRAWELEMENTSINSTANCEDBASEINSTANCEPROC, glDrawElementsInstancedBaseInstance) \
-    W(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXBASEINSTANCEPROC, \
+    L(PFNGLDRAWARRAYSINSTANCEDPROC, glDrawArraysInstanced) \
+    L(PFNGLDRAWELEMENTSINSTANCEDPROC, glDrawElementsInstanced) \
+    L(PFNGLDRAWRANGEELEMENTSPROC, glDrawRangeElements) \
+    L(PFNGLDRAWARRAYSINDIRECTPROC, glDrawArraysIndirect) \
+    L(PFNGLDRAWELEMENTSINDIRECTPROC, glDrawElementsIndirect) \
+    L(PFNGLDRAWELEMENTSBASEVERTEXPROC, glDrawElementsBaseVertex) \
+    L(PFNGLDRAWRANGEELEMENTSBASEVERTEXPROC, glDrawRangeElementsBaseVertex) \
+    L(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXPROC, glDrawElementsInstancedBaseVertex) \
+    L(PFNGLDRAWARRAYSINSTANCEDBASEINSTANCEPROC, glDrawArraysInstancedBaseInstance) \
+    L(PFNGLDRAWELEMENTSINSTANCEDBASEINSTANCEPROC, glDrawElementsInstancedBaseInstance) \
+    L(PFNGLDRAWELEMENTSINSTANCEDBASEVERTEXBASEINSTANCEPROC, \
       glDrawElementsInstancedBaseVertexBaseInstance) \
     /* conditional rendering */ \
     W(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
@@ -315,8 +322,19 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
 
 struct perfq_gl_dispatch {
 #define PERFQ_GL_MEMBER(type, name) type name;
-    PERFQ_GL_FUNCTIONS(PERFQ_GL_MEMBER, PERFQ_GL_MEMBER)
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_MEMBER, PERFQ_GL_MEMBER, PERFQ_GL_MEMBER)
 #undef PERFQ_GL_MEMBER
+};
+
+/* Per wrapped function (W and L): nonzero once its real function was looked up (W: with the
+ * table; L: at its wrapper's first call), so that a function the driver lacks is looked up
+ * once, not at every call. */
+struct perfq_gl_dispatch_looked_up {
+#define PERFQ_GL_NO_FLAG(type, name)
+#define PERFQ_GL_FLAG(type, name) int name;
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_NO_FLAG, PERFQ_GL_FLAG, PERFQ_GL_FLAG)
+#undef PERFQ_GL_FLAG
+#undef PERFQ_GL_NO_FLAG
 };
 
 /* The table, resolved on first call (thread-safe). Never NULL. The check is inline: wrapped
@@ -330,6 +348,21 @@ static inline const struct perfq_gl_dispatch *perfq_gl_dispatch(void)
         return &perfq_gl_real_table;
     return perfq_gl_dispatch_slow();
 }
+
+/* A wrapper's real function (a W or L line's name; any other fails to compile): the table's
+ * member, looked up now if it was not yet (L). The table is resolved first. */
+extern struct perfq_gl_dispatch_looked_up perfq_gl_real_looked_up;
+void perfq_gl_resolve_wrapped(const char *name, size_t offset, int *looked_up);
+#define PERFQ_GL_WRAPPED_REAL(name) \
+    (__builtin_expect(__atomic_load_n(&perfq_gl_real_looked_up.name, __ATOMIC_ACQUIRE), 1) \
+         ? __atomic_load_n(&perfq_gl_real_table.name, __ATOMIC_ACQUIRE) \
+         : (perfq_gl_resolve_wrapped(#name, offsetof(struct perfq_gl_dispatch, name), \
+                                     &perfq_gl_real_looked_up.name), \
+            __atomic_load_n(&perfq_gl_real_table.name, __ATOMIC_ACQUIRE)))
+
+/* Looks every L line's function up now (for benchmarks that call the real functions beside the
+ * wrappers: bench/gl). */
+void perfq_gl_resolve_wrapped_all(void);
 
 /* Resolves one more name the same way (for front ends' own needs). NULL if nowhere. */
 void (*perfq_gl_resolve(const char *name))(void);

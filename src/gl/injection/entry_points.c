@@ -15,10 +15,10 @@ struct entry {
     void (*fn)(void);
 };
 
-/* The wrapped functions, from the one list (dispatch.h's W lines). */
+/* The wrapped functions, from the one list (dispatch.h's W and L lines). */
 #define WRAPPED(type, name) {#name, (void (*)(void))name},
 #define NOT_WRAPPED(type, name)
-static const struct entry builtin[] = {PERFQ_GL_FUNCTIONS(NOT_WRAPPED, WRAPPED)};
+static const struct entry builtin[] = {PERFQ_GL_FUNCTIONS(NOT_WRAPPED, WRAPPED, WRAPPED)};
 #undef NOT_WRAPPED
 #undef WRAPPED
 

@@ -9,11 +9,11 @@
 #include "gl/providers/driver_counters.h"
 #include "gl/contexts/layer_internal.h"
 
-#define FORWARD(name, ...)                                          \
-    do {                                                            \
-        const struct perfq_gl_dispatch *gl_ = perfq_gl_dispatch();  \
-        if (gl_->name)                                              \
-            gl_->name(__VA_ARGS__);                                 \
+#define FORWARD(name, ...)                                                              \
+    do {                                                                                \
+        __typeof__(perfq_gl_real_table.name) real_fn = PERFQ_GL_WRAPPED_REAL(name);     \
+        if (real_fn)                                                                    \
+            real_fn(__VA_ARGS__);                                                       \
     } while (0)
 
 /* After the real call, as layer_draw.c does. */

@@ -16,20 +16,20 @@ static inline struct perfq_gl_ctx *observer_context(void)
     return perfq_gl_active_context();
 }
 
-/* Calls gl->fn args; then, when observed, reports the call described by the designated
- * initialisers that follow. */
+/* Calls the real fn (PERFQ_GL_WRAPPED_REAL) with args; then, when observed, reports the call
+ * described by the designated initialisers that follow. */
 #define OBSERVED(fn, args, ...) \
     do { \
-        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
-        if (!gl->fn) \
+        __typeof__(perfq_gl_real_table.fn) real_fn = PERFQ_GL_WRAPPED_REAL(fn); \
+        if (!real_fn) \
             return; \
         struct perfq_gl_ctx *c = observer_context(); \
         if (!c) { \
-            gl->fn args; \
+            real_fn args; \
             return; \
         } \
         perfq_gl_call_checked_begin(c); \
-        gl->fn args; \
+        real_fn args; \
         GLenum error = perfq_gl_call_checked_end(c); \
         struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \
         perfq_gl_observe_object(c, &call); \
@@ -102,11 +102,11 @@ static inline int repeat_answered(struct perfq_gl_ctx *c, const struct repeat_pr
  * (repeat_answered; docs/nv-query-resource.md, "Repeats"). */
 #define OBSERVED_REPEATABLE(fn, args, ...) \
     do { \
-        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
-        if (!gl->fn) \
+        __typeof__(perfq_gl_real_table.fn) real_fn = PERFQ_GL_WRAPPED_REAL(fn); \
+        if (!real_fn) \
             return; \
         struct perfq_gl_ctx *c = observer_context(); \
-        gl->fn args; \
+        real_fn args; \
         if (!c) \
             return; \
         static const char function[] = #fn;     /* one address: the record's key */ \
@@ -114,7 +114,7 @@ static inline int repeat_answered(struct perfq_gl_ctx *c, const struct repeat_pr
             return; \
         GLenum error = perfq_gl_call_repeatable_end(c); \
         if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
-            gl->fn args; \
+            real_fn args; \
             error = perfq_gl_call_repeat_end(c); \
         } \
         struct perfq_gl_object_call call = {.function = function, .error = error, __VA_ARGS__}; \

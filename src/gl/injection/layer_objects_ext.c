@@ -14,16 +14,16 @@
  * (name 0) is no object the accounting names. */
 #define OBSERVED_MULTITEX(fn, args, texunit, ...) \
     do { \
-        const struct perfq_gl_dispatch *gl = perfq_gl_dispatch(); \
-        if (!gl->fn) \
+        __typeof__(perfq_gl_real_table.fn) real_fn = PERFQ_GL_WRAPPED_REAL(fn); \
+        if (!real_fn) \
             return; \
         struct perfq_gl_ctx *c = observer_context(); \
-        gl->fn args; \
+        real_fn args; \
         if (!c) \
             return; \
         GLenum error = perfq_gl_call_repeatable_end(c); \
         if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
-            gl->fn args; \
+            real_fn args; \
             error = perfq_gl_call_repeat_end(c); \
         } \
         struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \

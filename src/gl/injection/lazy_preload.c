@@ -117,14 +117,24 @@ void *perfq_gl_lazy_resolve(void **slot, const char *name)
     return f;
 }
 
-/* The layer's dlsym(RTLD_NEXT) when the stub loaded it (dispatch.c): NULL otherwise. */
+/* The layer's dlsym(RTLD_NEXT) when the stub loaded it (dispatch.c): NULL otherwise. A NULL
+ * name asks only whether the stub loaded the layer (non-NULL: it did), so that the layer skips
+ * its own dlsym(RTLD_NEXT), which then searches only the layer's own dependencies. */
 LAZY_EXPORT void *perfq_gl_lazy_next(const char *name);
 void *perfq_gl_lazy_next(const char *name)
 {
-    if (!name || !__atomic_load_n(&loaded_by_stub, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&loaded_by_stub, __ATOMIC_ACQUIRE))
         return NULL;
+    if (!name)
+        return (void *)(uintptr_t)&perfq_gl_lazy_next;
     pthread_once(&dl_once, resolve_dl);
-    return real_dlsym(RTLD_NEXT, name);
+    void *p = real_dlsym(RTLD_NEXT, name);
+    /* Never a tail call: glibc takes RTLD_NEXT relative to the code that called dlsym, and a
+     * jump to it from here made that the layer (this function's caller), whose own scope holds
+     * no GL library: every name then fell through to the layer's soname and GetProcAddress
+     * lookups, past any interposer preloaded after the stub (test interposer-after-lazy). */
+    __asm__ volatile("" : "+r"(p));
+    return p;
 }
 
 LAZY_EXPORT void *dlopen(const char *file, int flags);
