@@ -419,7 +419,9 @@ static void gl_per_draw_json_csv(void **state)
 /* The frame front end on the timer's query path (PERFQ_GL_TIMER=query: llvmpipe's timer queries
  * fail the layer's self-check, so it would take the fence path here; the NVIDIA driver takes
  * it), where a frame is read only when the ring of 8 is full: every frame gets its GPU time and
- * its exact statistics, the last ones read at the program's release. */
+ * its exact statistics, the last ones read at the program's release; with statistics spans
+ * shared by several frames too (each span's record at its last frame: no gap, every frame in
+ * one span, the statistics exact). */
 static void gl_frames_query_path(void **state)
 {
     (void)state;
@@ -437,6 +439,23 @@ static void gl_frames_query_path(void **state)
     assert_int_equal(get_int(j, "frames.vertices.min"), 24);
     assert_int_equal(get_int(j, "frames.vertices.max"), 24);
     assert_int_equal(get_int(j, "frames.pipeline_spans.spans"), 60);
+    json_object_put(j);
+    free(report);
+
+    setenv("PERFQ_GL_TIMER", "query", 1);
+    rc = run_perfq((const char *[]){"--stats-span", "20", "--json", "--", gl_path, "200", NULL},
+                   &report);
+    unsetenv("PERFQ_GL_TIMER");
+    assert_int_equal(rc, 0);
+    j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 200);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 200);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.gaps"), 0);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.frames"), 200);
+    int64_t spans = get_int(j, "frames.pipeline_spans.spans");
+    assert_true(spans >= 1 && spans < 200);     /* frames shared spans */
+    check_pipeline(j, 200, 1, 4);
     json_object_put(j);
     free(report);
 }
