@@ -6,7 +6,8 @@
  * (once per call) and the layer's own eglQueryContext in eglDestroyContext. Under the stub, the
  * layer is loaded with dlopen and finds the functions after the stub through
  * perfq_gl_lazy_next; a tail call there once made glibc search after the layer instead, past the
- * interposer (lazy_preload.c). Exit 0: it works; 1: it does not; 77: no EGL display here.
+ * interposer (lazy_preload.c). And eglGetProcAddress answers the layer's own functions. Exit 0:
+ * it works; 1: it does not; 77: no EGL display here.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,6 +35,16 @@ int main(int argc, char **argv)
         return rc;
     int mc0, qc0;
     calls(&mc0, &qc0);
+    /* The layer's own function, not the stub's trampoline of the same name (libperfq-gl.so is
+     * linked with -Bsymbolic-functions: src/gl/meson.build). */
+    Dl_info where;
+    void *draw = (void *)eglGetProcAddress("glDrawArrays");
+    const char *file = draw && dladdr(draw, &where) && where.dli_fname ? where.dli_fname : "";
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    int own = strcmp(base, "libperfq-gl.so") == 0;
+    if (!own)
+        fprintf(stderr, "FAIL: eglGetProcAddress(\"glDrawArrays\") is in %s, not the layer\n",
+                file);
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
         fprintf(stderr, "FAIL: eglMakeCurrent failed (0x%x)\n", eglGetError());
         return 1;
@@ -61,5 +72,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: the layer's eglMakeCurrent did not reach the interposer\n");
     if (qc2 - qc1 < 1)
         fprintf(stderr, "FAIL: the layer's eglQueryContext did not reach the interposer\n");
-    return layer && mc1 - mc0 == 2 && qc2 - qc1 >= 1 ? 0 : 1;
+    return layer && own && mc1 - mc0 == 2 && qc2 - qc1 >= 1 ? 0 : 1;
 }
