@@ -421,8 +421,10 @@ int perfq_gl_timer_disjoint_for_program(struct perfq_gl_context *ctx);
 uint64_t perfq_gl_now_ns(void);
 /* 1 if the interval's time is not to be trusted: on the query path with EXT_disjoint_timer_query,
  * GL_GPU_DISJOINT_EXT was seen between begin and the result; on the fence path a fence could not
- * be created or waited (the result is then not reported at all), or a stamp is "late": its fence
- * was found signalled with no proof of when, in a window wider than 4 ms (docs/gl-layer.md).
+ * be created or waited (the result is then not reported at all), or a stamp is "late": it may be
+ * later than the fence's signal by more than 1 ms (a fence found signalled with no proof of when,
+ * or a waiter woken and left runnable that long; 4 ms where the waiter's run-queue delay cannot
+ * be read: docs/gl-layer.md).
  * Valid once the result is ready. */
 int perfq_gl_timer_disjoint(const struct perfq_gl_timer *t);
 

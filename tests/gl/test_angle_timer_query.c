@@ -654,12 +654,11 @@ static void test_timestamp_and_disjoint(void **state)
  * - Every measurement lies inside the time from before begin to after its result was read
  *   (+1 ms for the GPU's clock domain on the query path): on the fence path both stamps are
  *   CLOCK_MONOTONIC times taken in that span, whatever the load.
- * - A clean one also lies inside the wall time around glFinish (+1 ms) and, the work being
- *   GPU-bound, is at least half of it. On a loaded machine the fence path's end stamp can be
- *   taken after glFinish returned: the helper that blocked on the fence is woken late (its
- *   stamp is exact only to its wake-up latency, unseen), or a stamp the layer knows is late
- *   (disjoint) is taken at the read. Such a measurement is taken again, at most 10 times:
- *   disjoint was seen in half the measurements with 4 busy loops beside 4 runs on 2 cores. */
+ * - A clean one (not disjoint) also lies inside the wall time around glFinish (+1 ms: the
+ *   fence path's window, docs/gl-layer.md) and, the work being GPU-bound, is at least half of
+ *   it. On a loaded machine the fence path's end stamp can be taken after glFinish returned
+ *   (the helper blocked on the fence is woken, then left runnable), and the layer says so:
+ *   disjoint. Such a measurement is taken again, at most 20 times. */
 static void test_elapsed_against_wall_clock(void **state)
 {
     (void)state;
@@ -667,7 +666,7 @@ static void test_elapsed_against_wall_clock(void **state)
     int quads = 1, iters = 100, compared = 0, retried = 0;
     GLint disjoint = 0;
     gl.glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);   /* clears it */
-    for (int attempt = 0; attempt < 35 && !compared; attempt++) {
+    for (int attempt = 0; attempt < 45 && !compared; attempt++) {
         gl.glFinish();
         uint64_t t0 = glt_now_ns();
         gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
@@ -689,14 +688,13 @@ static void test_elapsed_against_wall_clock(void **state)
                 iters *= 2;
             continue;
         }
-        int late = elapsed > wall + 1000000u;
-        if ((disjoint || late) && retried < 10) {
+        if (disjoint && retried < 20) {
             retried++;
-            printf("# measured again: elapsed %.3f ms, wall %.3f ms, until read %.3f ms%s\n",
-                   elapsed / 1e6, wall / 1e6, until_read / 1e6,
-                   disjoint ? ", disjoint" : ", a stamp taken after glFinish returned");
+            printf("# measured again: elapsed %.3f ms, wall %.3f ms, until read %.3f ms, "
+                   "disjoint\n", elapsed / 1e6, wall / 1e6, until_read / 1e6);
             continue;
         }
+        assert_false(disjoint);     /* 21 disjoint measurements: the layer could not time it */
         printf("# %d quads x %d iterations: elapsed %.3f ms, wall %.3f ms, ratio %.3f\n", quads,
                iters, elapsed / 1e6, wall / 1e6, (double)elapsed / (double)wall);
         assert_true(elapsed <= wall + 1000000u);

@@ -4,11 +4,14 @@
  * stamped with CLOCK_MONOTONIC when the wait returns; a caller that asks for a result with wait
  * waits the fence itself beside the helper.
  */
+#include "gl/timing/fence_stamp_rule.h"
 #include "gl/timing/glx_fence.h"
 #include "gl/timing/timer_internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 atomic_ullong perfq_gl_fences_pending;
 
@@ -118,11 +121,42 @@ static int fence_client_wait(struct perfq_gl_timer_state *s, struct fence_stamp 
     return r == EGL_CONDITION_SATISFIED_KHR ? 1 : -1;
 }
 
+/* The calling thread's /proc schedstat (its CPU time and run-queue delay), opened once per
+ * waiting thread; -1 where the kernel has none (no CONFIG_SCHED_INFO, no /proc): the stamps are
+ * then taken as before, a blocked wait's as the signal (fence_stamp_rule.h). */
+static int schedstat_open(void)
+{
+    return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+}
+
+/* CPU time plus run-queue delay of the thread whose schedstat fd is open: 0 and *ns, or -1. */
+static int schedstat_awake(int fd, uint64_t *ns)
+{
+    char buf[96];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    uint64_t cpu, delay;
+    if (perfq_gl_schedstat_parse(buf, &cpu, &delay) != 0)
+        return -1;
+    *ns = cpu + delay;
+    return 0;
+}
+
 /* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
+ * helper: the calling thread is the helper, schedstat_fd its schedstat (or -1); another thread
+ * opens its own if it has to block. A caller that finds the fence signalled while the helper
+ * waits on it leaves the stamp to the helper, with its look as an upper bound (seen_ns): the
+ * helper's blocked stamp is exact, the caller's look only bounded by when the fence was last
+ * seen unsignalled (often the interval's start: a late stamp, the interval disjoint).
  * Called with the lock held; returns with it held. */
-static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_stamp *f)
+static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_stamp *f,
+                                 int helper, int schedstat_fd)
 {
     f->waiters++;
+    if (helper && !s->bind_failed)
+        f->helper_waiting = 1;
     pthread_mutex_unlock(&s->lock);
     /* First a look without waiting: a fence seen unsignalled and then waited is stamped when it
      * signals (the wait returns then); one found signalled already is only known to have
@@ -133,6 +167,12 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
     int r = fence_client_wait(s, f, 0);
     uint64_t unsignaled = 0;        /* this thread saw it unsignalled then */
     uint64_t stop_seen = 0;
+    int own_fd = -1;
+    /* The thread's awake time (CPU + run-queue delay) over the last blocked slice. */
+    int have_run = 0;
+    uint64_t run0 = 0, run1 = 0;
+    if (r == 0 && schedstat_fd < 0 && !helper)
+        schedstat_fd = own_fd = schedstat_open();
     while (r == 0) {
         unsignaled = before;
         __atomic_store_n(&f->unsignaled_ns, before, __ATOMIC_RELAXED);
@@ -143,27 +183,49 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
             else if (now - stop_seen > 2000000000ull)
                 break;
         }
+        have_run = schedstat_fd >= 0 && schedstat_awake(schedstat_fd, &run0) == 0;
         before = perfq_gl_now_ns();
         r = fence_client_wait(s, f, 100000000ull);
+        if (have_run)
+            have_run = schedstat_awake(schedstat_fd, &run1) == 0;
     }
     uint64_t t = perfq_gl_now_ns();
+    if (own_fd >= 0)
+        close(own_fd);
     pthread_mutex_lock(&s->lock);
     f->waiters--;
+    if (helper)
+        f->helper_waiting = 0;
+    if (!f->done && !helper && !unsignaled && r == 1 && f->helper_waiting) {
+        /* Found signalled beside the helper, which waits on it: the helper stamps it (the
+         * result waits for that, perfq_gl_fence_result), no later than this look. */
+        if (!f->seen_ns || t < f->seen_ns)
+            f->seen_ns = t;
+        return;
+    }
     if (!f->done) {
-        f->ns = t;
-        f->failed = r != 1;
-        /* It signalled after lo; if this wait did not block, the stamp is only an upper bound. */
-        uint64_t lo = f->created_ns;
-        if (s->signaled_lo > lo)
-            lo = s->signaled_lo;
+        /* It signalled after lo (its creation, the previous fence's signal, a look that found
+         * it unsignalled); fence_stamp_rule.c decides the stamp and whether it is late. */
+        struct perfq_gl_stamp_obs o = {
+            .t = t,
+            .lo = f->created_ns,
+            .blocked = unsignaled != 0,
+            .have_run = have_run,
+            .run_ns = have_run && run1 > run0 ? run1 - run0 : 0,
+            .seen_ns = f->seen_ns,
+        };
+        if (s->signaled_lo > o.lo)
+            o.lo = s->signaled_lo;
         uint64_t seen = __atomic_load_n(&f->unsignaled_ns, __ATOMIC_RELAXED);
-        if (seen > lo)
-            lo = seen;
-        f->late = !unsignaled && t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
-        /* A blocked wait's stamp is taken as the signal (to the wake-up latency): the next
-         * fence signalled after it. */
-        if (unsignaled)
-            lo = t;
+        if (seen > o.lo)
+            o.lo = seen;
+        /* A blocked wait's lower bound is the start of its last slice (it saw the fence
+         * unsignalled then, or a slice that timed out did). */
+        if (unsignaled && before > o.lo)
+            o.lo = before;
+        uint64_t lo;
+        perfq_gl_fence_stamp_decide(&o, s->stamp_window_ns, &f->ns, &f->late, &lo);
+        f->failed = r != 1;
         if (!f->failed && lo > s->signaled_lo)
             s->signaled_lo = lo;
         f->done = 1;
@@ -180,7 +242,15 @@ static void *helper_main(void *arg)
     struct perfq_gl_timer_state *s = arg;
     if (s->glx && perfq_gl_glx_waiter_bind(s->glx, perfq_gl_dispatch()) != 0)
         s->bind_failed = 1;     /* fences are then stamped only by callers that wait */
+    int schedstat_fd = schedstat_open();
+    uint64_t awake;
+    if (schedstat_fd >= 0 && schedstat_awake(schedstat_fd, &awake) != 0) {
+        close(schedstat_fd);
+        schedstat_fd = -1;
+    }
     pthread_mutex_lock(&s->lock);
+    s->stamp_window_ns = schedstat_fd >= 0 ? PERFQ_GL_FENCE_STAMP_WINDOW_RUN_NS
+                                           : PERFQ_GL_FENCE_STAMP_WINDOW_NS;
     s->ready = 1;
     pthread_cond_broadcast(&s->done);
     for (;;) {
@@ -195,7 +265,7 @@ static void *helper_main(void *arg)
             atomic_fetch_sub(&perfq_gl_fences_pending, 1);
         }
         if (!f->done)
-            fence_wait_and_stamp(s, f);
+            fence_wait_and_stamp(s, f, 1, schedstat_fd);
         queue_unlink(s, f);
         f->passed = 1;
         void *sync = fence_take_sync(s, f);
@@ -209,6 +279,8 @@ static void *helper_main(void *arg)
         }
     }
     pthread_mutex_unlock(&s->lock);
+    if (schedstat_fd >= 0)
+        close(schedstat_fd);
     if (s->glx && !s->bind_failed)
         perfq_gl_glx_waiter_unbind(s->glx, perfq_gl_dispatch());
     return NULL;
@@ -333,7 +405,7 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
         uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
         f->ns = t;
         f->failed = r != 1;
-        f->late = t - lo > PERFQ_GL_FENCE_STAMP_WINDOW_NS;
+        f->late = t - lo > s->stamp_window_ns;
         if (!f->failed)
             s->signaled_lo = lo;
         f->done = f->passed = 1;
@@ -372,7 +444,7 @@ perfq_status_t perfq_gl_fence_result(struct perfq_gl_timer_state *s, struct fenc
     if (wait && !f->done && !f->destroyed && s->head == f) {
         if (!s->glx)
             perfq_gl_egl_own_call();    /* a program's thread: keep its EGL error */
-        fence_wait_and_stamp(s, f);
+        fence_wait_and_stamp(s, f, 0, -1);
         fence_maybe_destroy(s, f);
     }
     while (wait && !f->done)

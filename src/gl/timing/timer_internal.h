@@ -11,14 +11,22 @@
 
 /* A stamp is the time a waiter saw the fence signalled. It is the time the GPU reached the
  * fence (within the wake-up latency) when the wait blocked, that is when the fence was seen
- * unsignalled just before; a fence found already signalled only tells that it signalled between
- * a lower bound (its creation, the previous fence's signal, a waiter's earlier look) and now.
- * If that window is wider than this, the stamp is "late": the interval is reported disjoint
- * rather than as a number that may be far too small (issue 14 item 1: a helper behind a backlog
- * stamped a begin fence 100 ms late, and a 100 ms interval read 0.004 ms). 4 ms is one scheduler
- * time slice (250 Hz): a blocked waiter on a loaded machine can be woken that late too, unseen,
- * so a narrower bound would flag only the visible half of the same error (docs/gl-layer.md). */
+ * unsignalled just before, and the waiting thread ran as soon as it was woken; a fence found
+ * already signalled only tells that it signalled between a lower bound (its creation, the
+ * previous fence's signal, a waiter's earlier look) and now. If the stamp may be later than the
+ * signal by more than a window, the stamp is "late": the interval is reported disjoint rather
+ * than as a number that may be far off (issue 14 item 1: a helper behind a backlog stamped a
+ * begin fence 100 ms late, and a 100 ms interval read 0.004 ms).
+ * Where the waiting thread's CPU time and run-queue delay can be read (/proc/thread-self/
+ * schedstat, CONFIG_SCHED_INFO), a blocked wait's lateness is bounded too (the thread was awake,
+ * running or waiting for a CPU, at most that long after the signal: fence_stamp_rule.h), and the
+ * window is 1 ms: every stamp not flagged is then within 1 ms of the signal, the bound the
+ * layer's tests hold a clean interval to against the wall clock around it. Without it (no
+ * schedstat), a woken waiter left runnable on a loaded machine is late unseen, and the window is
+ * 4 ms, one scheduler time slice (250 Hz): a narrower one would flag only the visible half of
+ * the same error (docs/gl-layer.md). */
 #define PERFQ_GL_FENCE_STAMP_WINDOW_NS 4000000ull
+#define PERFQ_GL_FENCE_STAMP_WINDOW_RUN_NS 1000000ull
 
 struct fence_stamp {
     void *sync;             /* an EGLSyncKHR, or a GLsync on the GLX fence path */
@@ -28,10 +36,13 @@ struct fence_stamp {
     uint64_t ns;
     uint64_t created_ns;    /* before the sync was created: it cannot have signalled earlier */
     uint64_t unsignaled_ns; /* the latest time a waiter saw it unsignalled (0: never) */
+    uint64_t seen_ns;       /* the earliest time a waiter found it signalled and left the
+                             * stamp to the helper (0: none) */
     int refs;               /* its timers (two where it ends one interval and begins the next:
                              * perfq_gl_timer_end_begin) and the helper thread */
     int waiters;            /* threads inside eglClientWaitSyncKHR on it */
     int passed;             /* the helper has taken it off its queue */
+    int helper_waiting;     /* the helper is inside its wait on it */
     int destroyed;          /* the sync was destroyed */
     struct fence_stamp *next, *prev;    /* in the helper's queue */
 };
@@ -51,6 +62,9 @@ struct perfq_gl_timer_state {
     struct fence_stamp *head, *tail;
     uint64_t signaled_lo;               /* the last stamped fence signalled after this time: a
                                          * later fence (same context, in order) did too */
+    uint64_t stamp_window_ns;           /* PERFQ_GL_FENCE_STAMP_WINDOW_RUN_NS where the helper
+                                         * reads its schedstat, else ..._WINDOW_NS (set by the
+                                         * helper before it is ready) */
     int stop, started;
     int ready;                          /* the helper runs (start_helper waits for it) */
     int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */

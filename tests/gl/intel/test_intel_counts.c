@@ -165,9 +165,12 @@ static void test_gpu_time_vs_wall(void **state)
     int quads = 1, iterations = 2000;
     uint64_t wall = 0, gpu = 0;
     int has_disjoint = glt_intel_counter_index(id, "GPU Time Disjoint") >= 0, redone = 0;
-    /* Grow the work until it takes at least 100 ms of wall time. A disjoint interval (a fence
-     * stamped late on a loaded machine) is measured again, at most 5 times. */
-    for (int attempt = 0; attempt < 17; attempt++) {
+    int disjoint = 0;
+    /* Grow the work until it takes at least 100 ms of wall time. A disjoint interval's time is
+     * not guaranteed (a fence stamp that may be late on a loaded machine: docs/gl-layer.md), so
+     * it is looked at first and measured again, at most 20 times; the bound is asserted on every
+     * interval that is not disjoint. */
+    for (int attempt = 0; attempt < 40; attempt++) {
         uint64_t t0 = glt_now_ns();
         gl.glBeginPerfQueryINTEL(h);
         for (int i = 0; i < quads; i++)
@@ -177,19 +180,28 @@ static void test_gpu_time_vs_wall(void **state)
         wall = glt_now_ns() - t0;
         assert_int_equal(glt_intel_result_wait(h, data, size), size);
         gpu = glt_intel_counter_u64(id, counter, data);
-        assert_true(gpu <= wall + 1000000u);
-        if (wall >= 100000000u && has_disjoint && redone < 5 &&
-            glt_intel_counter_u64(id, "GPU Time Disjoint", data) != 0) {
-            redone++;
-            continue;
+        disjoint = has_disjoint && glt_intel_counter_u64(id, "GPU Time Disjoint", data) != 0;
+        if (disjoint) {
+            fprintf(stderr, "disjoint: GPU time %.3f ms, wall %.3f ms, measured again\n",
+                    gpu / 1e6, wall / 1e6);
+            if (redone++ < 20)
+                continue;
+            break;
         }
+        if (gpu > wall + 1000000u)
+            fprintf(stderr, "GPU time %.3f ms > wall %.3f ms + 1 ms (%d quads)\n", gpu / 1e6,
+                    wall / 1e6, quads);
+        assert_true(gpu <= wall + 1000000u);   /* + 1 ms: the fence path's wake-up resolution */
         if (wall >= 100000000u)
             break;
         quads *= 2;
     }
     fprintf(stderr, "GPU time %.3f ms, wall %.3f ms (%d quads of %d iterations, %dx%d), "
             "%d disjoint measured again\n", gpu / 1e6, wall / 1e6, quads, iterations, W, H, redone);
-    assert_true(gpu <= wall + 1000000u);   /* + 1 ms: the fence path's wake-up resolution */
+    /* 21 disjoint intervals: the layer could not time this work (a machine so loaded that
+     * its helper thread, woken, waits for a CPU more than 1 ms every time). */
+    assert_false(disjoint);
+    assert_true(gpu <= wall + 1000000u);
     assert_true(gpu >= wall / 2);
     gl.glDeletePerfQueryINTEL(h);
     free(data);
