@@ -131,21 +131,21 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(perfq_PFNGLFLUSHPROC, glFlush) \
     X(perfq_PFNGLFINISHPROC, glFinish) \
     W(PFNGLBINDBUFFERPROC, glBindBuffer) \
-    W(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
+    L(PFNGLBINDBUFFERARBPROC, glBindBufferARB) \
     /* bindings the layer tracks (contexts/bindings.c, injection/layer_bindings.c): storage calls by target need no query */ \
-    W(PFNGLBINDRENDERBUFFEREXTPROC, glBindRenderbufferEXT) \
+    L(PFNGLBINDRENDERBUFFEREXTPROC, glBindRenderbufferEXT) \
     W(PFNGLACTIVETEXTUREPROC, glActiveTexture) \
-    W(PFNGLACTIVETEXTUREARBPROC, glActiveTextureARB) \
-    W(perfq_PFNGLBINDTEXTUREPROC, glBindTexture) \
-    W(PFNGLBINDTEXTUREEXTPROC, glBindTextureEXT) \
-    W(PFNGLBINDTEXTURESPROC, glBindTextures) \
-    W(PFNGLBINDTEXTUREUNITPROC, glBindTextureUnit) \
-    W(PFNGLBINDMULTITEXTUREEXTPROC, glBindMultiTextureEXT) \
-    W(PFNGLBINDVERTEXARRAYPROC, glBindVertexArray) \
-    W(PFNGLBINDVERTEXARRAYAPPLEPROC, glBindVertexArrayAPPLE) \
-    W(perfq_PFNGLBINDVERTEXARRAYOESPROC, glBindVertexArrayOES) \
-    W(perfq_PFNGLPOPATTRIBPROC, glPopAttrib) \
-    W(perfq_PFNGLPOPATTRIBPROC, glPopClientAttrib) \
+    L(PFNGLACTIVETEXTUREARBPROC, glActiveTextureARB) \
+    L(perfq_PFNGLBINDTEXTUREPROC, glBindTexture) \
+    L(PFNGLBINDTEXTUREEXTPROC, glBindTextureEXT) \
+    L(PFNGLBINDTEXTURESPROC, glBindTextures) \
+    L(PFNGLBINDTEXTUREUNITPROC, glBindTextureUnit) \
+    L(PFNGLBINDMULTITEXTUREEXTPROC, glBindMultiTextureEXT) \
+    L(PFNGLBINDVERTEXARRAYPROC, glBindVertexArray) \
+    L(PFNGLBINDVERTEXARRAYAPPLEPROC, glBindVertexArrayAPPLE) \
+    L(perfq_PFNGLBINDVERTEXARRAYOESPROC, glBindVertexArrayOES) \
+    L(perfq_PFNGLPOPATTRIBPROC, glPopAttrib) \
+    L(perfq_PFNGLPOPATTRIBPROC, glPopClientAttrib) \
     W(perfq_PFNGLCLEARPROC, glClear) \
     X(perfq_PFNGLCLEARCOLORPROC, glClearColor) \
     X(perfq_PFNGLCOLORMASKPROC, glColorMask) \

@@ -39,8 +39,9 @@ PERFQ_GL_EXPORT void glBindBuffer(GLenum target, GLuint buffer)
 PERFQ_GL_EXPORT void glBindBufferARB(GLenum target, GLuint buffer)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (gl->glBindBufferARB)
-        gl->glBindBufferARB(target, buffer);
+    __typeof__(perfq_gl_real_table.glBindBufferARB) real = PERFQ_GL_WRAPPED_REAL(glBindBufferARB);
+    if (real)
+        real(target, buffer);
     else
         gl->glBindBuffer(target, buffer);
     bound_buffer(target, buffer);
@@ -57,37 +58,41 @@ static void forget_element_array(void)
 
 PERFQ_GL_EXPORT void glBindVertexArray(GLuint array)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindVertexArray)
+    __typeof__(perfq_gl_real_table.glBindVertexArray) real =
+        PERFQ_GL_WRAPPED_REAL(glBindVertexArray);
+    if (!real)
         return;
-    gl->glBindVertexArray(array);
+    real(array);
     forget_element_array();
 }
 
 PERFQ_GL_EXPORT void glBindVertexArrayAPPLE(GLuint array)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindVertexArrayAPPLE)
+    __typeof__(perfq_gl_real_table.glBindVertexArrayAPPLE) real =
+        PERFQ_GL_WRAPPED_REAL(glBindVertexArrayAPPLE);
+    if (!real)
         return;
-    gl->glBindVertexArrayAPPLE(array);
+    real(array);
     forget_element_array();
 }
 
 PERFQ_GL_EXPORT void glBindVertexArrayOES(GLuint array)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindVertexArrayOES)
+    __typeof__(perfq_gl_real_table.glBindVertexArrayOES) real =
+        PERFQ_GL_WRAPPED_REAL(glBindVertexArrayOES);
+    if (!real)
         return;
-    gl->glBindVertexArrayOES(array);
+    real(array);
     forget_element_array();
 }
 
 PERFQ_GL_EXPORT void glPopClientAttrib(void)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glPopClientAttrib)
+    __typeof__(perfq_gl_real_table.glPopClientAttrib) real =
+        PERFQ_GL_WRAPPED_REAL(glPopClientAttrib);
+    if (!real)
         return;
-    gl->glPopClientAttrib();
+    real();
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c) {
         c->bindings.buffers_known = 0;
@@ -97,10 +102,10 @@ PERFQ_GL_EXPORT void glPopClientAttrib(void)
 
 PERFQ_GL_EXPORT void glPopAttrib(void)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glPopAttrib)
+    __typeof__(perfq_gl_real_table.glPopAttrib) real = PERFQ_GL_WRAPPED_REAL(glPopAttrib);
+    if (!real)
         return;
-    gl->glPopAttrib();
+    real();
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c) {
         c->bindings.unit_known = 0;
@@ -129,8 +134,10 @@ PERFQ_GL_EXPORT void glActiveTexture(GLenum texture)
 PERFQ_GL_EXPORT void glActiveTextureARB(GLenum texture)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (gl->glActiveTextureARB)
-        gl->glActiveTextureARB(texture);
+    __typeof__(perfq_gl_real_table.glActiveTextureARB) real =
+        PERFQ_GL_WRAPPED_REAL(glActiveTextureARB);
+    if (real)
+        real(texture);
     else
         gl->glActiveTexture(texture);
     active_unit(texture);
@@ -155,17 +162,17 @@ static void bound_texture(GLenum target, GLuint texture)
 
 PERFQ_GL_EXPORT void glBindTexture(GLenum target, GLuint texture)
 {
-    perfq_gl_dispatch()->glBindTexture(target, texture);
+    PERFQ_GL_WRAPPED_REAL(glBindTexture)(target, texture);
     bound_texture(target, texture);
 }
 
 PERFQ_GL_EXPORT void glBindTextureEXT(GLenum target, GLuint texture)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (gl->glBindTextureEXT)
-        gl->glBindTextureEXT(target, texture);
+    __typeof__(perfq_gl_real_table.glBindTextureEXT) real = PERFQ_GL_WRAPPED_REAL(glBindTextureEXT);
+    if (real)
+        real(target, texture);
     else
-        gl->glBindTexture(target, texture);
+        PERFQ_GL_WRAPPED_REAL(glBindTexture)(target, texture);
     bound_texture(target, texture);
 }
 
@@ -181,28 +188,30 @@ static void forget_units(GLuint first, GLsizei count)
 
 PERFQ_GL_EXPORT void glBindTextures(GLuint first, GLsizei count, const GLuint *textures)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindTextures)
+    __typeof__(perfq_gl_real_table.glBindTextures) real = PERFQ_GL_WRAPPED_REAL(glBindTextures);
+    if (!real)
         return;
-    gl->glBindTextures(first, count, textures);
+    real(first, count, textures);
     forget_units(first, count);
 }
 
 PERFQ_GL_EXPORT void glBindTextureUnit(GLuint unit, GLuint texture)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindTextureUnit)
+    __typeof__(perfq_gl_real_table.glBindTextureUnit) real =
+        PERFQ_GL_WRAPPED_REAL(glBindTextureUnit);
+    if (!real)
         return;
-    gl->glBindTextureUnit(unit, texture);
+    real(unit, texture);
     forget_units(unit, 1);
 }
 
 PERFQ_GL_EXPORT void glBindMultiTextureEXT(GLenum texunit, GLenum target, GLuint texture)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (!gl->glBindMultiTextureEXT)
+    __typeof__(perfq_gl_real_table.glBindMultiTextureEXT) real =
+        PERFQ_GL_WRAPPED_REAL(glBindMultiTextureEXT);
+    if (!real)
         return;
-    gl->glBindMultiTextureEXT(texunit, target, texture);
+    real(texunit, target, texture);
     forget_units(texunit - GL_TEXTURE0, 1);
 }
 
@@ -233,8 +242,10 @@ PERFQ_GL_EXPORT void glBindRenderbuffer(GLenum target, GLuint renderbuffer)
 PERFQ_GL_EXPORT void glBindRenderbufferEXT(GLenum target, GLuint renderbuffer)
 {
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
-    if (gl->glBindRenderbufferEXT)
-        gl->glBindRenderbufferEXT(target, renderbuffer);
+    __typeof__(perfq_gl_real_table.glBindRenderbufferEXT) real =
+        PERFQ_GL_WRAPPED_REAL(glBindRenderbufferEXT);
+    if (real)
+        real(target, renderbuffer);
     else if (gl->glBindRenderbuffer)
         gl->glBindRenderbuffer(target, renderbuffer);
     else
