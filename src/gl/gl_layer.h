@@ -400,6 +400,14 @@ perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *ctx, struct perfq_gl_
  * begin, *next is NULL (PERFQ_OK returned all the same if t ended well). */
 perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *ctx, struct perfq_gl_timer *t,
                                         struct perfq_gl_timer **next);
+/* perfq_gl_timer_end_begin at a swap, for a context's frames (call it just before the real
+ * swap): the same, and on the fence path the shared fence may be waited by the calling thread
+ * right here instead of by the helper thread, where the context's frames were measured to run
+ * faster that way (src/gl/timing/swap_wait_rule.h; PERFQ_GL_FENCE_SWAP_WAIT=helper|inline
+ * forces one). */
+perfq_status_t perfq_gl_timer_end_begin_swap(struct perfq_gl_context *ctx,
+                                             struct perfq_gl_timer *t,
+                                             struct perfq_gl_timer **next);
 /* Begins an ended interval again, as perfq_gl_timer_free and perfq_gl_timer_begin would, without
  * freeing and allocating (issue 10); its previous result is lost. PERFQ_ESTATE (nothing
  * changed): not an ended interval of the query path, or the context is not current here: free

@@ -810,6 +810,89 @@ static void test_timer_chain_frame_reads(void **state)
     assert_int_equal(after.fences_pending, before.fences_pending);
 }
 
+/* A context's frames at its swaps (perfq_gl_timer_end_begin_swap, swap_wait_rule.h). With the
+ * frames' fences waited inline (white box: the context's swap_wait set as
+ * PERFQ_GL_FENCE_SWAP_WAIT=inline sets it), on the fence path each frame's end fence is waited
+ * and stamped by this thread within the call: its result is there at once, without waiting
+ * (once the first frame's begin fence is stamped: a fence is waited inline only where no
+ * earlier one waits for the helper), and the intervals, contiguous, add up to no more than the
+ * time around them. The measured choice (auto) gets every swap. On
+ * the query path the call is perfq_gl_timer_end_begin. */
+/* Until the context's helper thread has no fence left to stamp (white box; at most 10 s). */
+static void wait_helper_idle(struct perfq_gl_timer_state *ts)
+{
+    for (int i = 0; i < 10000; i++) {
+        pthread_mutex_lock(&ts->lock);
+        int idle = ts->head == NULL;
+        pthread_mutex_unlock(&ts->lock);
+        if (idle)
+            return;
+        usleep(1000);
+    }
+    fail_msg("the helper thread kept fences to stamp for 10 s");
+}
+
+static void test_timer_swap_inline(void **state)
+{
+    (void)state;
+    enum { FRAMES = 30 };
+    struct perfq_gl_ctx *c = perfq_gl_ctx(cur());
+    int fence = perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_FENCE;
+    struct perfq_gl_timer_state *ts = c->timer;
+    assert_non_null(ts);
+    int saved = ts->swap_wait;
+    for (int mode = 2; mode >= 0; mode -= 2) {   /* inline, then the measured choice */
+        ts->swap_wait = mode;
+        uint64_t frames_before = ts->swap_rule.frames;
+        struct perfq_gl_timer *t = NULL, *ended[FRAMES];
+        gl.glFinish();
+        uint64_t start = perfq_gl_now_ns();
+        assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+        if (fence)
+            wait_helper_idle(ts);   /* the first frame's begin stamped: no earlier fence waits */
+        int at_once = 0;
+        for (int f = 0; f < FRAMES; f++) {
+            glt_draw_triangles(&T, f + 1);
+            struct perfq_gl_timer *next = NULL;
+            assert_int_equal(perfq_gl_timer_end_begin_swap(cur(), t, &next), PERFQ_OK);
+            assert_non_null(next);
+            uint64_t ns = 0;
+            perfq_status_t st = perfq_gl_timer_result(cur(), t, 0, &ns);
+            assert_true(st == PERFQ_OK || st == PERFQ_NOT_READY);
+            at_once += st == PERFQ_OK;
+            if (mode == 2 && fence)
+                assert_int_equal(ts->last_swap_inline, 1);
+            ended[f] = t;
+            t = next;
+        }
+        assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
+        uint64_t sum = 0, ns = 0;
+        int clean = 0;
+        for (int f = 0; f < FRAMES; f++) {
+            assert_int_equal(perfq_gl_timer_result(cur(), ended[f], 1, &ns), PERFQ_OK);
+            if (!perfq_gl_timer_disjoint(ended[f])) {
+                sum += ns;
+                clean++;
+            }
+            perfq_gl_timer_free(cur(), ended[f]);
+        }
+        assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_OK);
+        perfq_gl_timer_free(cur(), t);
+        uint64_t wall = perfq_gl_now_ns() - start;
+        printf("# %s: %d of %d frames ready at their swap, %d not disjoint, %llu of %llu ns\n",
+               mode == 2 ? "inline" : "measured", at_once, FRAMES, clean,
+               (unsigned long long)sum, (unsigned long long)wall);
+        if (mode == 2 && fence)
+            assert_int_equal(at_once, FRAMES);
+        if (mode == 0 && fence)
+            assert_int_equal(ts->swap_rule.frames, frames_before + FRAMES);
+        assert_true(clean > 0);
+        assert_true(sum <= wall + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
+    }
+    ts->swap_wait = saved;
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 /* ---- hooks ---- */
 /* Atomic: test_two_threads makes contexts current on two threads at once (TSan). */
 static _Atomic int created_calls, destroyed_calls, destroyed_gl_usable = -1;
@@ -1264,6 +1347,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_program_time_elapsed_beside_perfq, setup_each),
         cmocka_unit_test_setup(test_timer_service, setup_each),
         cmocka_unit_test_setup(test_timer_chain_frame_reads, setup_each),
+        cmocka_unit_test_setup(test_timer_swap_inline, setup_each),
         cmocka_unit_test_setup(test_context_hooks, setup_each),
         cmocka_unit_test_setup(test_release_with_active_query, setup_each),
         cmocka_unit_test_setup(test_two_threads, setup_each),

@@ -271,7 +271,7 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     }
     struct perfq_gl_timer *next_timer = NULL;
     if (s->timer)
-        perfq_gl_timer_end_begin(ctx, s->timer, &next_timer);
+        perfq_gl_timer_end_begin_swap(ctx, s->timer, &next_timer);
     else if (perfq_gl_timer_begin(ctx, &next_timer) != PERFQ_OK)
         next_timer = NULL;
     struct perfq_gl_timer *stamp = NULL;

@@ -21,6 +21,7 @@
 #include "gl/virtualization/query_virtualization.h"
 #include "perfq/angle_timer_query.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,7 +82,7 @@ perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_g
         t->epoch = s->disjoint_epoch;
         st = perfq_gl_vquery_begin(pub, GL_TIME_ELAPSED, 0, &t->vq);
     } else {
-        t->f0 = perfq_gl_fence_insert(c);
+        t->f0 = perfq_gl_fence_insert(c, 0, NULL);
         if (!t->f0)
             st = PERFQ_ESYS;
     }
@@ -113,7 +114,10 @@ perfq_status_t perfq_gl_timer_restart(struct perfq_gl_context *pub, struct perfq
     return st;
 }
 
-perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
+/* Ends t; on the fence path its end fence is waited by this thread first with wait_here
+ * (perfq_gl_fence_insert), *waited_here says whether it was. */
+static perfq_status_t timer_end(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
+                                int wait_here, int *waited_here)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
     if (!t || !t->active)
@@ -122,12 +126,18 @@ perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_
     t->ended = 1;
     if (t->path == PERFQ_GL_TIMER_QUERY)
         return perfq_gl_vquery_end(pub, t->vq);
-    t->f1 = perfq_gl_fence_insert(c);
+    t->f1 = perfq_gl_fence_insert(c, wait_here, waited_here);
     return t->f1 ? PERFQ_OK : PERFQ_ESYS;
 }
 
-perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
-                                        struct perfq_gl_timer **next)
+perfq_status_t perfq_gl_timer_end(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
+{
+    return timer_end(pub, t, 0, NULL);
+}
+
+/* perfq_gl_timer_end_begin and perfq_gl_timer_end_begin_swap. */
+static perfq_status_t end_begin(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
+                                struct perfq_gl_timer **next, int at_swap)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
     if (!next)
@@ -135,7 +145,30 @@ perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *pub, struct per
     *next = NULL;
     if (!t || !t->active || t->stamp)
         return PERFQ_ESTATE;
-    perfq_status_t st = perfq_gl_timer_end(pub, t);
+    int wait_here = 0, waited_here = 0;
+    struct perfq_gl_timer_state *ts = c->timer;
+    uint64_t now = 0;
+    if (at_swap && t->path == PERFQ_GL_TIMER_FENCE && ts) {
+        /* Who waits this frame's fence: swap_wait_rule.h, on the frames' wall time. */
+        now = perfq_gl_now_ns();
+        if (ts->swap_wait == 0) {
+            struct perfq_gl_swap_wait_rule *r = &ts->swap_rule;
+            uint64_t trials = r->trials;
+            wait_here = perfq_gl_swap_wait_decide(r, ts->last_swap_ns ? now - ts->last_swap_ns : 0,
+                                                  ts->last_swap_inline);
+            if (ts->debug && r->trials != trials)
+                fprintf(stderr, "perfq-gl: frame %llu: the frames' fences are waited by %s "
+                        "(swap_wait_rule.h)\n", (unsigned long long)r->frames,
+                        r->keep_inline ? "the program's thread at its swap" : "the helper");
+        } else {
+            wait_here = ts->swap_wait == 2;
+        }
+    }
+    perfq_status_t st = timer_end(pub, t, wait_here, &waited_here);
+    if (now) {
+        ts->last_swap_ns = now;
+        ts->last_swap_inline = waited_here;
+    }
     if (t->path == PERFQ_GL_TIMER_QUERY) {
         if (perfq_gl_timer_begin(pub, next) != PERFQ_OK)
             *next = NULL;
@@ -161,6 +194,19 @@ perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *pub, struct per
     return st;
 }
 
+perfq_status_t perfq_gl_timer_end_begin(struct perfq_gl_context *pub, struct perfq_gl_timer *t,
+                                        struct perfq_gl_timer **next)
+{
+    return end_begin(pub, t, next, 0);
+}
+
+perfq_status_t perfq_gl_timer_end_begin_swap(struct perfq_gl_context *pub,
+                                             struct perfq_gl_timer *t,
+                                             struct perfq_gl_timer **next)
+{
+    return end_begin(pub, t, next, 1);
+}
+
 perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_gl_timer **out)
 {
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
@@ -180,7 +226,7 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
             return PERFQ_ESYS;
         }
     } else {
-        t->f1 = perfq_gl_fence_insert(c);
+        t->f1 = perfq_gl_fence_insert(c, 0, NULL);
         if (!t->f1) {
             perfq_gl_timer_free(pub, t);
             return PERFQ_ESYS;

@@ -9,9 +9,15 @@
 #include "gl/timing/timer_internal.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The longest a program's thread waits its frame's fence inline (perfq_gl_fence_insert's
+ * wait_here) before it hands the fence to the helper as usual. */
+#define INLINE_WAIT_NS 100000000ull
 
 atomic_ullong perfq_gl_fences_pending;
 
@@ -129,7 +135,12 @@ static int schedstat_open(void)
     return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 }
 
-/* CPU time plus run-queue delay of the thread whose schedstat fd is open: 0 and *ns, or -1. */
+/* CPU time plus run-queue delay of the calling thread, whose schedstat fd is open: 0 and *ns,
+ * or -1. The CPU time is the thread's CPU clock, not schedstat's first number: for the running
+ * thread that one is as of its last switch in, so a thread that ran a while before it waits
+ * (the program's, at a swap) read a time too short before the wait and the whole of it after
+ * (measured on llvmpipe: 1.1 ms "awake" over a 0.4 ms wait, stamps marked late). The run-queue
+ * delay is current for a running thread (it grows only while it waits for a CPU). */
 static int schedstat_awake(int fd, uint64_t *ns)
 {
     char buf[96];
@@ -138,10 +149,60 @@ static int schedstat_awake(int fd, uint64_t *ns)
         return -1;
     buf[n] = 0;
     uint64_t cpu, delay;
-    if (perfq_gl_schedstat_parse(buf, &cpu, &delay) != 0)
+    struct timespec ts;
+    if (perfq_gl_schedstat_parse(buf, &cpu, &delay) != 0 ||
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return -1;
-    *ns = cpu + delay;
+    *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + delay;
     return 0;
+}
+
+/* The calling thread's schedstat, kept open for the program's threads that wait their frames'
+ * fences inline (a frame each: no open and close a frame). Stored as fd + 2 (1: cannot be
+ * opened); closed at the thread's exit, and forgotten in a child after fork (the descriptor
+ * would read the parent's thread). */
+static pthread_key_t thread_schedstat_key;
+static int thread_schedstat_key_ok;
+static pthread_once_t thread_schedstat_once = PTHREAD_ONCE_INIT;
+
+static void thread_schedstat_close(void *v)
+{
+    intptr_t x = (intptr_t)v;
+    if (x >= 2)
+        close((int)(x - 2));
+}
+
+static void thread_schedstat_forget(void)
+{
+    if (!thread_schedstat_key_ok)
+        return;
+    thread_schedstat_close(pthread_getspecific(thread_schedstat_key));
+    pthread_setspecific(thread_schedstat_key, NULL);
+}
+
+static void thread_schedstat_key_make(void)
+{
+    thread_schedstat_key_ok = pthread_key_create(&thread_schedstat_key,
+                                                 thread_schedstat_close) == 0;
+    if (thread_schedstat_key_ok)
+        pthread_atfork(NULL, NULL, thread_schedstat_forget);
+}
+
+static int thread_schedstat_fd(void)
+{
+    pthread_once(&thread_schedstat_once, thread_schedstat_key_make);
+    if (!thread_schedstat_key_ok)
+        return -1;
+    intptr_t x = (intptr_t)pthread_getspecific(thread_schedstat_key);
+    if (!x) {
+        int fd = schedstat_open();
+        x = fd >= 0 ? (intptr_t)fd + 2 : 1;
+        if (pthread_setspecific(thread_schedstat_key, (void *)x) != 0) {
+            thread_schedstat_close((void *)x);
+            return -1;
+        }
+    }
+    return x >= 2 ? (int)(x - 2) : -1;
 }
 
 /* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
@@ -353,9 +414,15 @@ static int start_helper(struct perfq_gl_timer_state *s)
     return 0;
 }
 
-/* Creates a fence in the current context's command stream and hands it to the helper. */
-struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
+/* Creates a fence in the current context's command stream and hands it to the helper; with
+ * wait_here, where no earlier fence waits for its stamp, the calling thread waits it itself
+ * first (at most INLINE_WAIT_NS) and stamps it as the helper would: *waited_here (may be NULL)
+ * says whether it was stamped here as asked, waited or found signalled (swap_wait_rule.h). */
+struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c, int wait_here,
+                                          int *waited_here)
 {
+    if (waited_here)
+        *waited_here = 0;
     struct perfq_gl_timer_state *s = c->timer;
     const struct perfq_gl_dispatch *gl = c->pub.gl;
     if (start_helper(s) != 0)
@@ -400,14 +467,42 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c)
     pthread_mutex_lock(&s->lock);
     /* Only where no earlier fence waits for its stamp: stamps must keep the fences' order (an
      * earlier fence found signalled later by the helper would be stamped after this one). */
+    int blocked = 0, have_run = 0;
+    uint64_t run0 = 0, run1 = 0;
+    if (r == 0 && wait_here && !s->head) {
+        /* Only this thread adds to the queue: it stays empty while this thread waits. */
+        pthread_mutex_unlock(&s->lock);
+        int fd = thread_schedstat_fd();
+        have_run = fd >= 0 && schedstat_awake(fd, &run0) == 0;
+        r = fence_client_wait(s, f, INLINE_WAIT_NS);
+        if (have_run)
+            have_run = schedstat_awake(fd, &run1) == 0;
+        blocked = r == 1;
+        pthread_mutex_lock(&s->lock);
+    }
     if (r != 0 && !s->head) {
         uint64_t t = perfq_gl_now_ns();
         uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
-        f->ns = t;
         f->failed = r != 1;
-        f->late = t - lo > s->stamp_window_ns;
-        if (!f->failed)
+        if (blocked) {
+            /* Seen unsignalled at `before`, then waited until it signalled: the helper's
+             * rule for a blocked wait (this thread's schedstat bounds how late t is). */
+            struct perfq_gl_stamp_obs o = {
+                .t = t,
+                .lo = before > lo ? before : lo,
+                .blocked = 1,
+                .have_run = have_run,
+                .run_ns = have_run && run1 > run0 ? run1 - run0 : 0,
+            };
+            perfq_gl_fence_stamp_decide(&o, s->stamp_window_ns, &f->ns, &f->late, &lo);
+        } else {
+            f->ns = t;
+            f->late = t - lo > s->stamp_window_ns;
+        }
+        if (!f->failed && lo > s->signaled_lo)
             s->signaled_lo = lo;
+        if (waited_here)
+            *waited_here = wait_here;   /* done here, without the helper, as asked */
         f->done = f->passed = 1;
         f->refs = 1;
         void *sync = fence_take_sync(s, f);

@@ -8,6 +8,7 @@
 #define PERFQ_GL_TIMER_INTERNAL_H
 
 #include "gl/contexts/layer_internal.h"
+#include "gl/timing/swap_wait_rule.h"
 
 /* A stamp is the time a waiter saw the fence signalled. It is the time the GPU reached the
  * fence (within the wake-up latency) when the wait blocked, that is when the fence was seen
@@ -77,6 +78,14 @@ struct perfq_gl_timer_state {
      * issue 10: no allocation per query). Used on the context's thread only. */
     struct perfq_gl_timer *free_timers;
     int n_free_timers;
+    /* Who waits the frames' fences (perfq_gl_timer_end_begin_swap, swap_wait_rule.h); used on
+     * the context's thread only. swap_wait: PERFQ_GL_FENCE_SWAP_WAIT (0 auto: the rule, 1
+     * helper, 2 inline). */
+    int swap_wait;
+    struct perfq_gl_swap_wait_rule swap_rule;
+    uint64_t last_swap_ns;              /* the previous frame fence's time (0: none yet) */
+    int last_swap_inline;               /* it was waited inline */
+    int debug;                          /* PERFQ_GL_DEBUG: say each trial's choice */
 };
 #define PERFQ_GL_TIMER_FREE_MAX 1024
 
@@ -103,7 +112,8 @@ extern atomic_ullong perfq_gl_timer_self_checks; /* self-checks run, not answere
 int perfq_gl_timer_verdict_cached(const struct perfq_gl_ctx *c);
 void perfq_gl_timer_verdict_store(const struct perfq_gl_ctx *c, int pass);
 /* Creates a fence in the current context's command stream and hands it to the helper. */
-struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c);
+struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c, int wait_here,
+                                          int *waited_here);
 /* The timer lets go of f (under the state's lock). */
 void perfq_gl_fence_release(struct perfq_gl_timer_state *s, struct fence_stamp *f, int gl_usable);
 /* One fence's stamp: PERFQ_OK, PERFQ_NOT_READY, or PERFQ_ESYS if it failed. */

@@ -244,6 +244,13 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
     } else if (s->path == PERFQ_GL_TIMER_FENCE) {
         s->bits_elapsed = s->bits_stamp = 64;
         s->resolution_ns = perfq_gl_fence_wake_latency();
+        /* Who waits the frames' fences (swap_wait_rule.h): measured unless forced. */
+        const char *who = getenv("PERFQ_GL_FENCE_SWAP_WAIT");
+        s->swap_wait = who && strcmp(who, "helper") == 0   ? 1
+                       : who && strcmp(who, "inline") == 0 ? 2
+                                                           : 0;
+        perfq_gl_swap_wait_rule_init(&s->swap_rule);
+        s->debug = getenv("PERFQ_GL_DEBUG") != NULL;
     }
     if (getenv("PERFQ_GL_DEBUG"))
         fprintf(stderr, "perfq-gl: %s: timer path %s (%s), resolution %llu ns\n",
