@@ -468,12 +468,13 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c, int wait_here,
     /* Only where no earlier fence waits for its stamp: stamps must keep the fences' order (an
      * earlier fence found signalled later by the helper would be stamped after this one). */
     int blocked = 0, have_run = 0;
-    uint64_t run0 = 0, run1 = 0;
+    uint64_t run0 = 0, run1 = 0, wait_from = before;
     if (r == 0 && wait_here && !s->head) {
         /* Only this thread adds to the queue: it stays empty while this thread waits. */
         pthread_mutex_unlock(&s->lock);
         int fd = thread_schedstat_fd();
         have_run = fd >= 0 && schedstat_awake(fd, &run0) == 0;
+        wait_from = perfq_gl_now_ns();
         r = fence_client_wait(s, f, INLINE_WAIT_NS);
         if (have_run)
             have_run = schedstat_awake(fd, &run1) == 0;
@@ -486,13 +487,14 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c, int wait_here,
         f->failed = r != 1;
         if (blocked) {
             /* Seen unsignalled at `before`, then waited until it signalled: the helper's
-             * rule for a blocked wait (this thread's schedstat bounds how late t is). */
+             * rule for a blocked wait (this thread's schedstat bounds how late t is). It may
+             * have signalled before the wait began, after the look: that gap counts too. */
             struct perfq_gl_stamp_obs o = {
                 .t = t,
                 .lo = before > lo ? before : lo,
                 .blocked = 1,
                 .have_run = have_run,
-                .run_ns = have_run && run1 > run0 ? run1 - run0 : 0,
+                .run_ns = (have_run && run1 > run0 ? run1 - run0 : 0) + (wait_from - before),
             };
             perfq_gl_fence_stamp_decide(&o, s->stamp_window_ns, &f->ns, &f->late, &lo);
         } else {
