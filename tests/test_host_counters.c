@@ -215,9 +215,8 @@ static void *nothing(void *arg)
  * the target creates a thread may refuse a member (EINVAL) or be copied incomplete (every read
  * then ECHILD). Every create, begin, sample and end succeeds all the same (they failed with
  * PERFQ_ESYS: once in about 170 reads, and once in ten perfq stat runs of a TSan-built child). */
-static void test_target_creating_threads(void **state)
+static void target_creating_threads(int nap_us, int on_exec)
 {
-    (void)state;
     perfq_t *pq;
     assert_int_equal(perfq_open(&pq), PERFQ_OK);
     perfq_counter_id_t ids[4];
@@ -228,13 +227,15 @@ static void test_target_creating_threads(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        for (;;) {
+        for (unsigned i = 0;; i++) {
             pthread_t t;
             if (pthread_create(&t, NULL, nothing, NULL) == 0)
                 pthread_join(t, NULL);
+            if (nap_us)
+                usleep((useconds_t)(i % 8) * (useconds_t)nap_us);
         }
     }
-    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid};
+    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = on_exec};
     perfq_value_t v[4];
     int failed = 0, calls = 0, refused = 0, created = 0;
     for (int round = 0; round < 40; round++) {
@@ -266,6 +267,23 @@ static void test_target_creating_threads(void **state)
     assert_true(created > 0);
     assert_int_equal(failed, 0);
     perfq_close(&pq);
+}
+
+static void test_target_creating_threads(void **state)
+{
+    (void)state;
+    target_creating_threads(0, 0);
+}
+
+/* The same target napping between its threads (0-7 ms), so that it is often asleep while
+ * its groups are built: host_perf then skips its settling pause where no thread of the target
+ * ran meanwhile (it may have been asleep inside its thread creation, or woken to make one).
+ * With enable_on_exec too, where host_perf first waits for the target to be off the CPUs. */
+static void test_target_napping_between_threads(void **state)
+{
+    (void)state;
+    target_creating_threads(1000, 0);
+    target_creating_threads(1000, 1);
 }
 
 /* A thread started before the measurement exists: it burns BURN_NS of its own CPU time when
@@ -428,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_sample_grows_and_begin_again_restarts),
         cmocka_unit_test(test_child_process_target),
         cmocka_unit_test(test_target_creating_threads),
+        cmocka_unit_test(test_target_napping_between_threads),
         cmocka_unit_test(test_process_target_counts_existing_threads),
         cmocka_unit_test(test_pid_target_counts_existing_threads),
     };

@@ -16,6 +16,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <stdio.h>
@@ -164,30 +165,37 @@ static perfq_status_t host_probe(void *arg, void **state, char *reason, size_t s
     return PERFQ_OK;
 }
 
+/* What the catalog says of each counter, found by opening it once on the calling thread. The
+ * software events are not opened one by one: the probe's task-clock opened, and every event of
+ * the software table is generic (Linux 2.6.31), refused or allowed as a whole (kernel.
+ * perf_event_paranoid, seccomp, an LSM: none of them looks at the event's type). Opening them
+ * cost two static-key patches each (the kernel enables the event's hook at the first such event
+ * and disables it at its close: text patching, an IPI to every CPU): 10 of them and 8
+ * perf_event_open per perfq_open for nothing (docs/perfq-stat.md, "perfq stat's own cost").
+ * A hardware event is opened each, as a PMU (a virtual machine's above all) may lack some; the
+ * group's first event stays open meanwhile, so the PMU is reserved and released once. */
 static perfq_status_t host_enumerate(void *state, struct perfq_catalog *catalog,
                                      const char *probe_reason)
 {
     for (int g = 0; g < GROUP_KINDS; g++) {
         uint32_t gi;
         char group_reason[256] = "";
-        /* The group is available if its first event opens; each counter is checked too. */
+        /* The group is available if its first event opens (the software group's is the
+         * probe's: it opened). */
+        int leader = -1;
         if (!state) {
             snprintf(group_reason, sizeof(group_reason), "%s", probe_reason);
-        } else {
-            int fd = open_event(&tables[g].counters[0], 0, -1, 0);
-            if (fd < 0)
+        } else if (g != GROUP_SOFTWARE) {
+            leader = open_event(&tables[g].counters[0], 0, -1, 0);
+            if (leader < 0)
                 describe_errno(errno, group_reason, sizeof(group_reason));
-            else
-                close(fd);
         }
         perfq_status_t st = perfq_catalog_add_group(catalog, &groups[g],
                                                     group_reason[0] ? group_reason : NULL, &gi);
-        if (st != PERFQ_OK)
-            return st;
-        for (size_t i = 0; i < tables[g].count; i++) {
+        for (size_t i = 0; i < tables[g].count && st == PERFQ_OK; i++) {
             const struct perfq_counter_desc *d = &tables[g].counters[i];
             char reason[256] = "";
-            if (!group_reason[0]) {
+            if (!group_reason[0] && leader >= 0 && i > 0) {
                 int fd = open_event(d, 0, -1, 0);
                 if (fd < 0)
                     describe_errno(errno, reason, sizeof(reason));
@@ -195,9 +203,11 @@ static perfq_status_t host_enumerate(void *state, struct perfq_catalog *catalog,
                     close(fd);
             }
             st = perfq_catalog_add_counter(catalog, gi, d, reason[0] ? reason : NULL);
-            if (st != PERFQ_OK)
-                return st;
         }
+        if (leader >= 0)
+            close(leader);
+        if (st != PERFQ_OK)
+            return st;
     }
     return PERFQ_OK;
 }
@@ -218,6 +228,7 @@ struct thread_events {
 struct host_session {
     struct thread_events *threads;
     size_t thread_count;
+    int stayed_off_cpu;        /* no thread of the target ran while its groups were built */
     size_t count;
     uint8_t kind[MAX_GROUP * GROUP_KINDS];   /* request index -> group kind */
     uint8_t slot[MAX_GROUP * GROUP_KINDS];   /* request index -> position in the group read */
@@ -318,6 +329,47 @@ static pid_t *list_threads(pid_t pid, size_t *n)
     return tids;
 }
 
+/* Where a thread of the target is: its state letter and its context switches (voluntary and
+ * not), from /proc/PID/task/TID/status. -1 when it cannot be read (the thread is gone). */
+static int thread_whereabouts(pid_t pid, pid_t tid, char *state, unsigned long long *switches)
+{
+    char path[96], buf[2048];
+    snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *st = strstr(buf, "\nState:\t");
+    const char *vol = strstr(buf, "\nvoluntary_ctxt_switches:\t");
+    const char *inv = strstr(buf, "\nnonvoluntary_ctxt_switches:\t");
+    if (!st || !vol || !inv)
+        return -1;
+    *state = st[strlen("\nState:\t")];
+    *switches = strtoull(vol + strlen("\nvoluntary_ctxt_switches:\t"), NULL, 10) +
+                strtoull(inv + strlen("\nnonvoluntary_ctxt_switches:\t"), NULL, 10);
+    return 0;
+}
+
+/* How long a target that waits for its exec is given to be off the CPUs (open_process). */
+#define QUIET_WAIT_NS 300000u
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Not on a CPU and not about to be: asleep (S, D, I), stopped or traced (T, t). */
+static int off_cpu(char state)
+{
+    return state == 'S' || state == 'D' || state == 'I' || state == 'T' || state == 't';
+}
+
 /* A process target (PERFQ_TARGET_PROCESS: this process; PERFQ_TARGET_PID: pid) is every
  * thread it has when the session opens, each with its own events, plus (inherit) what those
  * threads start afterwards. perf_event_open attaches to one thread, so this is the only way
@@ -335,9 +387,28 @@ static perfq_status_t open_process(struct host_session *s, const struct perfq_se
         return errno == ENOMEM ? PERFQ_ENOMEM : errno == ENOENT || errno == ESRCH
                                                      ? PERFQ_EINVAL : status_of(errno);
     s->threads = calloc(n, sizeof(*s->threads));
-    if (!s->threads) {
+    unsigned long long *switches = calloc(n, sizeof(*switches));
+    if (!s->threads || !switches) {
+        free(switches);
         free(tids);
         return PERFQ_ENOMEM;
+    }
+    /* Did every thread stay off the CPUs while the groups were built (off_cpu before the first
+     * open and after the last, with as many context switches)? Then none ran meanwhile, so none
+     * copied a group being built into a thread it created, and open_process_settled needs no
+     * pause (a child waiting for its exec, as perfq stat's). */
+    char state;
+    int still = pid != getpid();
+    uint64_t t0 = monotonic_ns();
+    for (size_t i = 0; i < n && still; i++) {
+        still = thread_whereabouts(pid, tids[i], &state, &switches[i]) == 0;
+        /* A target that waits for its exec (enable_on_exec: a child between its fork and its
+         * wait, as perfq stat's) is given up to QUIET_WAIT_NS to get there. */
+        while (still && !off_cpu(state) && on_exec && monotonic_ns() - t0 < QUIET_WAIT_NS) {
+            sched_yield();
+            still = thread_whereabouts(pid, tids[i], &state, &switches[i]) == 0;
+        }
+        still = still && off_cpu(state);
     }
     perfq_status_t st = PERFQ_OK;
     for (size_t i = 0; i < n && st == PERFQ_OK; i++) {
@@ -346,6 +417,13 @@ static perfq_status_t open_process(struct host_session *s, const struct perfq_se
         else if (errno != ESRCH)
             st = status_of(errno);
     }
+    for (size_t i = 0; i < n && still; i++) {
+        unsigned long long now;
+        still = thread_whereabouts(pid, tids[i], &state, &now) == 0 && off_cpu(state) &&
+                now == switches[i];
+    }
+    s->stayed_off_cpu = still && st == PERFQ_OK;
+    free(switches);
     free(tids);
     if (st == PERFQ_OK && s->thread_count == 0)
         st = PERFQ_EINVAL;   /* every thread gone: the process is */
@@ -384,7 +462,9 @@ static perfq_status_t open_process_settled(struct host_session *s,
 {
     perfq_status_t st = open_process(s, req, pid, on_exec);
     for (int again = 0; again < 64; again++) {
-        if (st == PERFQ_OK && !inherited_incomplete(s))
+        /* A target none of whose threads ran meanwhile created none: nothing to look for
+         * (the pause was 0.5 ms of every perfq stat run). */
+        if (st == PERFQ_OK && (s->stayed_off_cpu || !inherited_incomplete(s)))
             break;
         if (st != PERFQ_OK && st != PERFQ_ESYS)
             break;

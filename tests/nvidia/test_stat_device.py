@@ -14,6 +14,7 @@ they are built), which show that their first frame and OpenCL command start NVML
 Usage: test_stat_device.py PERFQ [EXAMPLE_GL EXAMPLE_CL]"""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,10 +87,16 @@ r = subprocess.run([perfq, "stat", "--no-layers", "--", "true"], capture_output=
                    timeout=60, env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="60000"))
 assert r.returncode == 0 and "CMD ended before NVML was to start" in r.stderr, r.stderr
 # One that ends while NVML starts (the fake's nvmlInit_v2 takes 3 s here): perfq does not wait
-# for it (no counters, said so; its exit status is CMD's).
-slow = dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0", FAKE_NVML_INIT_MS="3000")
-r = subprocess.run([perfq, "stat", "--no-layers", "--json", "--", "sh", "-c", "exit 3"],
+# for it (no counters, said so; its exit status is CMD's). CMD ends once nvmlInit_v2 has begun
+# (the fake's mark): a CMD that merely ends soon may end before perfq's thread gets there.
+mark_dir = tempfile.mkdtemp(prefix="perfq-stat-device-")
+mark = os.path.join(mark_dir, "nvml-init")
+slow = dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0", FAKE_NVML_INIT_MS="3000",
+            FAKE_NVML_INIT_MARK=mark)
+r = subprocess.run([perfq, "stat", "--no-layers", "--json", "--", "sh", "-c",
+                    'while [ ! -e "$0" ]; do sleep 0.01; done; exit 3', mark],
                    capture_output=True, text=True, timeout=60, env=slow)
+shutil.rmtree(mark_dir, ignore_errors=True)
 doc = json.loads(r.stderr)
 assert r.returncode == 3, r.stderr
 assert doc["device_start"] == "at_once" and doc["device_start_ns"] is not None, doc

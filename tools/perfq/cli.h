@@ -28,6 +28,10 @@ int cmd_memory(int argc, char **argv);
  * caller then refuses to run the command (CLI_EXIT_USAGE) rather than run it without layers. */
 int layers_inject(int verbose);
 
+/* The linker cache's (/etc/ld.so.cache) entry for soname: 1 with its path in out when it has
+ * exactly one for this ABI, 0 when it has none, -1 when it cannot tell (layers.c). */
+int cli_linker_cache(const char *soname, char *out, size_t size);
+
 /* Resolves a counter name for the command line: prints "unknown counter" with a suggestion,
  * or "not available here" with the reason, and returns nonzero on failure. */
 int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,36 +54,50 @@ static int find_layer(const char *file, const char *build_subdir, char *out, siz
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+/* The file at path, mapped read-only (*len its size); NULL when it cannot be, or is empty or
+ * over 64 MiB. Mapped, not read: a read copies the file into fresh pages of perfq (a page fault
+ * each, 25 per run for the loader and the linker cache, costly in a virtual machine), where a
+ * mapping shares the page cache's pages, a fault mapping several at once. */
+static const char *map_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64l << 20))
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    return p;
+}
+
 /* Does the ICD loader at path read OPENCL_LAYERS? Both ocl-icd and the Khronos loader name the
  * variable in their code; loaders without layer support do not. */
 static int loader_reads_layers(const char *path)
 {
     static const char needle[] = "OPENCL_LAYERS";
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    size_t len;
+    const char *map = map_file(path, &len);
+    if (!map)
         return 0;
-    char buf[65536 + sizeof(needle)];
-    size_t keep = 0, n;
-    int found = 0;
-    while (!found && (n = fread(buf + keep, 1, sizeof(buf) - keep, f)) > 0) {
-        size_t len = keep + n;
-        found = memmem(buf, len, needle, sizeof(needle) - 1) != NULL;
-        keep = len < sizeof(needle) ? len : sizeof(needle) - 1;
-        memmove(buf, buf + len - keep, keep);
-    }
-    fclose(f);
+    int found = memmem(map, len, needle, sizeof(needle) - 1) != NULL;
+    munmap((void *)map, len);
     return found;
 }
 
-/* The linker cache's entry for libOpenCL.so.1 (/etc/ld.so.cache, glibc's format
+/* The linker cache's entry for soname (/etc/ld.so.cache, glibc's format
  * "glibc-ld.so.cache1.1": a header, then 24-byte entries whose name and path are offsets from
- * the file's start), when it has exactly one for this machine's ABI and no hardware-capability
- * variant: what the dynamic loader takes when LD_LIBRARY_PATH does not name one. Anything else
- * (another format, several entries, none: the default directories then decide) is left to
- * resolve_loader's dlopen. Reading the cache costs one open and read; the dlopen it replaces,
- * loading and unloading the ICD loader, cost about 1 ms of CPU per perfq run on the 2-core VM
- * (docs/perfq-stat.md, "perfq stat's own cost"). */
-static int cached_loader(char *out, size_t size)
+ * the file's start). 1 with its path in out when the cache has exactly one entry for this
+ * machine's ABI and no hardware-capability variant: what the dynamic loader takes when
+ * LD_LIBRARY_PATH does not name one. 0 when the cache, in that format, has none for this ABI.
+ * -1 otherwise (no cache, another format, several entries, a variant: the caller's dlopen
+ * decides). Reading the cache costs one open and mapping; the dlopen of libOpenCL.so.1 it
+ * replaces, loading and unloading the ICD loader, cost about 1 ms of CPU per perfq run on the
+ * 2-core VM (docs/perfq-stat.md, "perfq stat's own cost"). */
+int cli_linker_cache(const char *soname, char *out, size_t size)
 {
 #if defined(__x86_64__)
     const int32_t abi = 0x0303;   /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */
@@ -92,26 +107,15 @@ static int cached_loader(char *out, size_t size)
     const int32_t abi = -1;
 #endif
     static const char magic[] = "glibc-ld.so.cache1.1";
-    static const char name[] = "libOpenCL.so.1";
-    if (abi < 0)
+    if (abi < 0 || !size)
         return -1;
-    FILE *f = fopen("/etc/ld.so.cache", "rbe");
-    if (!f)
-        return -1;
-    char *buf = NULL;
-    size_t len = 0;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long end = ftell(f);
-        if (end > 48 && end < (64l << 20) && fseek(f, 0, SEEK_SET) == 0 &&
-            (buf = malloc((size_t)end + 1)) && fread(buf, 1, (size_t)end, f) == (size_t)end)
-            len = (size_t)end;
-    }
-    fclose(f);
+    size_t len = 0, name_size = strlen(soname) + 1;
+    const char *buf = map_file("/etc/ld.so.cache", &len);
     int found = 0, rc = -1;
-    if (len && memcmp(buf, magic, sizeof(magic) - 1) == 0) {
-        buf[len] = '\0';
+    if (buf && len > 48 && memcmp(buf, magic, sizeof(magic) - 1) == 0) {
         uint32_t nlibs;
         memcpy(&nlibs, buf + 20, sizeof(nlibs));
+        int complete = 48 + (size_t)nlibs * 24 <= len;
         for (uint32_t i = 0; i < nlibs && 48 + ((size_t)i + 1) * 24 <= len && found < 2; i++) {
             const char *e = buf + 48 + (size_t)i * 24;
             int32_t flags;
@@ -121,20 +125,30 @@ static int cached_loader(char *out, size_t size)
             memcpy(&key, e + 4, 4);
             memcpy(&value, e + 8, 4);
             memcpy(&hwcap, e + 16, 8);
-            if (key >= len || value >= len || strcmp(buf + key, name) != 0)
+            /* Names are NUL-terminated within the file; one that is not is not this one. */
+            if (key >= len || value >= len || len - key < name_size ||
+                memcmp(buf + key, soname, name_size) != 0)
                 continue;
             /* Another ABI's entry is not ours; a variant (hwcap) or a second entry: dlopen. */
             if ((flags & 0xffff) != abi)
                 continue;
             if (hwcap || found++)
                 found = 2;
-            else
-                snprintf(out, size, "%s", buf + value);
+            else if (!memchr(buf + value, '\0', len - value) ||
+                     snprintf(out, size, "%s", buf + value) >= (int)size)
+                found = 2;   /* a path not ended within the file, or too long: dlopen */
         }
-        rc = found == 1 && out[0] == '/' ? 0 : -1;
+        rc = found == 1 ? 1 : found == 0 && complete ? 0 : -1;
     }
-    free(buf);
+    if (buf)
+        munmap((void *)buf, len);
     return rc;
+}
+
+/* The linker cache's libOpenCL.so.1, when it names one: resolve_loader's dlopen otherwise. */
+static int cached_loader(char *out, size_t size)
+{
+    return cli_linker_cache("libOpenCL.so.1", out, size) == 1 && out[0] == '/' ? 0 : -1;
 }
 
 /* The libOpenCL.so.1 a command started with this environment would load (resolved the same

@@ -26,11 +26,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "stat_device.h"
 
 /* NVML starts no sooner than this after CMD's start (PERFQ_STAT_DEVICE_DELAY_MS). */
@@ -238,9 +241,38 @@ static int nvml_disabled(perfq_t *pq)
     return 0;
 }
 
+/* Can dlopen("libnvidia-ml.so.1") not find it? Where no LD_LIBRARY_PATH is set and nothing
+ * preloaded names it, the dynamic loader looks in the linker cache, then in its default
+ * directories: none there, and the cache without it, means no NVIDIA driver. The dlopen that
+ * found out searched every hwcaps folder of the default directories (84 failed opens and
+ * stats, about 1 ms here), on a thread that perfq joined at CMD's exit (docs/perfq-stat.md,
+ * "perfq stat's own cost"). A library only in a hwcaps folder of a default directory and left
+ * out of the cache (ldconfig not run) is missed: the NVIDIA driver's installers run ldconfig. */
+static int nvml_absent(void)
+{
+    static const char soname[] = "libnvidia-ml.so.1";
+    const char *path = getenv("LD_LIBRARY_PATH"), *preload = getenv("LD_PRELOAD");
+    char found[PATH_MAX];
+    if ((path && *path) || (preload && strstr(preload, "nvidia-ml")) ||
+        cli_linker_cache(soname, found, sizeof(found)) != 0)
+        return 0;
+    static const char *const dirs[] = {
+        "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+    };
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        snprintf(found, sizeof(found), "%s/%s", dirs[i], soname);
+        if (access(found, F_OK) == 0)
+            return 0;
+    }
+    return 1;
+}
+
 struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_collect *collect)
 {
-    if (!explicit_ && nvml_disabled(pq))
+    /* Without the library (or with the providers disabled) there are no device counters and
+     * nothing to say about them (device_main's dlopen, when this cannot tell). */
+    if (!explicit_ && (nvml_disabled(pq) || nvml_absent()))
         return NULL;
     struct stat_device *d = calloc(1, sizeof(*d));
     if (!d)

@@ -6,10 +6,14 @@
  * 100 ms steps (here: 100 W times the time since nvmlInit_v2, floored to 100 ms).
  * FAKE_NVML_PCIE=refuse: the PCIe throughput call answers NVML_ERROR_NOT_SUPPORTED.
  * FAKE_NVML_INIT_MS=N: nvmlInit_v2 takes N ms.
+ * FAKE_NVML_INIT_MARK=PATH: nvmlInit_v2 creates the file PATH when it begins (a test's command
+ * waits for it, to end while NVML starts whatever the scheduling).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "providers/nvml_api.h"
 
@@ -38,6 +42,10 @@ API unsigned fake_nvml_init_calls;
 API nvmlReturn_t nvmlInit_v2(void)
 {
     __atomic_add_fetch(&fake_nvml_init_calls, 1, __ATOMIC_RELEASE);
+    const char *mark = getenv("FAKE_NVML_INIT_MARK");
+    int fd = mark && *mark ? open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0)
+        close(fd);
     const char *ms = getenv("FAKE_NVML_INIT_MS");   /* a slow start, as the driver's can be */
     if (ms && atoi(ms) > 0)
         nanosleep(&(struct timespec){atoi(ms) / 1000, (atoi(ms) % 1000) * 1000000L}, NULL);
