@@ -459,28 +459,46 @@ struct fence_stamp *perfq_gl_fence_insert(struct perfq_gl_ctx *c, int wait_here,
         gl->glFlush();
         perfq_gl_error_guard_end(&c->pub);
     }
-    /* A look now: a fence that signalled already (nothing was pending) is stamped here, within
-     * the creation call, and never reaches the helper; one that has not is known to signal
-     * after this moment, which bounds its stamp's window if the helper finds it signalled. */
-    uint64_t before = perfq_gl_now_ns();
-    int r = fence_client_wait(s, f, 0);
-    pthread_mutex_lock(&s->lock);
-    /* Only where no earlier fence waits for its stamp: stamps must keep the fences' order (an
-     * earlier fence found signalled later by the helper would be stamped after this one). */
-    int blocked = 0, have_run = 0;
-    uint64_t run0 = 0, run1 = 0, wait_from = before;
-    if (r == 0 && wait_here && !s->head) {
-        /* Only this thread adds to the queue: it stays empty while this thread waits. */
-        pthread_mutex_unlock(&s->lock);
-        int fd = thread_schedstat_fd();
-        have_run = fd >= 0 && schedstat_awake(fd, &run0) == 0;
-        wait_from = perfq_gl_now_ns();
-        r = fence_client_wait(s, f, INLINE_WAIT_NS);
-        if (have_run)
-            have_run = schedstat_awake(fd, &run1) == 0;
-        blocked = r == 1;
+    /* Waited here (wait_here, no earlier fence waiting for the helper: stamps keep the fences'
+     * order; only this thread adds to the queue, so it stays empty while this thread waits):
+     * first for at most what the stamp window leaves since the fence's lower bound, with no
+     * look before and no schedstat read (a stamp within the window of its lower bound is not
+     * late, whatever woke the thread: four syscalls and an EGL call a frame fewer than a
+     * bounded wait); if the fence has not signalled by then, a blocked wait bounded by this
+     * thread's schedstat, as the helper's (at most INLINE_WAIT_NS, then the helper takes it).
+     * Otherwise a look now: a fence that signalled already (nothing was pending) is stamped
+     * here, within the creation call, and never reaches the helper; one that has not is known
+     * to signal after this moment, which bounds its stamp's window if the helper finds it
+     * signalled. */
+    int here = 0;
+    if (wait_here) {
         pthread_mutex_lock(&s->lock);
+        here = !s->head;
+        pthread_mutex_unlock(&s->lock);
     }
+    uint64_t before = perfq_gl_now_ns();
+    int blocked = 0, have_run = 0, r = 0;
+    uint64_t run0 = 0, run1 = 0, wait_from = before;
+    if (here) {
+        pthread_mutex_lock(&s->lock);
+        uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
+        pthread_mutex_unlock(&s->lock);
+        if (before - lo < s->stamp_window_ns)
+            r = fence_client_wait(s, f, s->stamp_window_ns - (before - lo));
+        if (r == 0) {
+            int fd = thread_schedstat_fd();
+            before = perfq_gl_now_ns();     /* unsignalled then (the wait timed out) */
+            have_run = fd >= 0 && schedstat_awake(fd, &run0) == 0;
+            wait_from = perfq_gl_now_ns();
+            r = fence_client_wait(s, f, INLINE_WAIT_NS);
+            if (have_run)
+                have_run = schedstat_awake(fd, &run1) == 0;
+            blocked = r == 1;
+        }
+    } else {
+        r = fence_client_wait(s, f, 0);
+    }
+    pthread_mutex_lock(&s->lock);
     if (r != 0 && !s->head) {
         uint64_t t = perfq_gl_now_ns();
         uint64_t lo = f->created_ns > s->signaled_lo ? f->created_ns : s->signaled_lo;
