@@ -151,8 +151,20 @@ void perfq_gl_egl_call_wrapped(void)
     taken_error = EGL_SUCCESS;
 }
 
+/* Nonzero while the layer works inside one of the program's EGL calls, before the real one
+ * (eglSwapBuffers' observers): the real call sets the error the program reads next, so the
+ * one pending before it is not kept (perfq_gl_egl_error_moot). */
+static PERFQ_GL_TLS int egl_error_moot;
+
+void perfq_gl_egl_error_moot(int moot)
+{
+    egl_error_moot = moot;
+}
+
 void perfq_gl_egl_own_call(void)
 {
+    if (egl_error_moot)
+        return;     /* no eglGetError: one EGL call (and glvnd's getpid) less a frame */
     const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     EGLint driver = gl->eglGetError ? gl->eglGetError() : EGL_SUCCESS;
     if (driver != EGL_SUCCESS)

@@ -295,6 +295,10 @@ void perfq_gl_egl_call_wrapped(void);
  * in the current thread", and GL calls are none. The program's pending EGL error is taken from
  * the driver first and kept for the program's next eglGetError. */
 void perfq_gl_egl_own_call(void);
+/* Set (1) while the layer calls EGL inside a program's EGL call before the real one, whose
+ * error is the one the program reads next (eglSwapBuffers' observers): perfq_gl_egl_own_call
+ * then keeps nothing; cleared (0) after. */
+void perfq_gl_egl_error_moot(int moot);
 /* What the wrapped eglGetError returns, given the driver's error just read: a front end's error
  * since the program's last EGL call first, then the driver's, then one perfq_gl_egl_own_call
  * took; the thread's state is cleared. */

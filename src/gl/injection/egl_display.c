@@ -48,10 +48,13 @@ EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
     perfq_gl_egl_call_wrapped();
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_SWAPS, 0)) {
         struct perfq_gl_ctx *c = perfq_gl_active_context();
-        if (c && c->pub.window_system == PERFQ_GL_WS_EGL)
+        if (c && c->pub.window_system == PERFQ_GL_WS_EGL) {
+            /* The observers' own EGL calls (a frame's fence) need not keep the program's
+             * pending error: this call's is the one that counts. */
+            perfq_gl_egl_error_moot(1);
             perfq_gl_observe_swap(c);
-        /* The observers' own EGL calls (a frame's fence) took the program's pending error:
-         * this call's is the one that counts. */
+            perfq_gl_egl_error_moot(0);
+        }
         perfq_gl_egl_call_wrapped();
     }
     return gl->eglSwapBuffers ? gl->eglSwapBuffers(dpy, surface) : EGL_FALSE;
