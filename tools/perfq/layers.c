@@ -109,8 +109,13 @@ int cli_linker_cache(const char *soname, char *out, size_t size)
     static const char magic[] = "glibc-ld.so.cache1.1";
     if (abi < 0 || !size)
         return -1;
-    size_t len = 0, name_size = strlen(soname) + 1;
-    const char *buf = map_file("/etc/ld.so.cache", &len);
+    /* Mapped once and kept: perfq looks in it up to twice a run (the OpenCL loader, NVML), the
+     * second time with threads running, where an munmap costs a TLB shootdown (an IPI). */
+    static const char *buf;
+    static size_t len;
+    if (!buf)
+        buf = map_file("/etc/ld.so.cache", &len);
+    size_t name_size = strlen(soname) + 1;
     int found = 0, rc = -1;
     if (buf && len > 48 && memcmp(buf, magic, sizeof(magic) - 1) == 0) {
         uint32_t nlibs;
@@ -140,8 +145,6 @@ int cli_linker_cache(const char *soname, char *out, size_t size)
         }
         rc = found == 1 ? 1 : found == 0 && complete ? 0 : -1;
     }
-    if (buf)
-        munmap((void *)buf, len);
     return rc;
 }
 
