@@ -23,6 +23,7 @@
 #include "json_report.h"
 
 static const char *perfq_path, *gl_path, *cl_path, *memory_path;
+static const char *glx_frames_path;   /* "" where the GLX test programs are not built */
 static char self_path[4096];
 
 /* Runs argv (fork, exec) and waits for it: 0 when it exited 0, 1 otherwise. */
@@ -460,6 +461,44 @@ static void gl_frames_query_path(void **state)
     free(report);
 }
 
+/* Frames ended by glXSwapBuffers (tests/gl/glx_frames_app.c: GLX on a pbuffer of an X display,
+ * an Xvfb of its own where $DISPLAY is unset), with their fences waited by the helper thread and
+ * by the program's thread at its swap (PERFQ_GL_FENCE_SWAP_WAIT; on llvmpipe a GLX context takes
+ * the fence path, with GL_ARB_sync fences): every frame counted, the statistics exact (2
+ * triangles a frame), GPU time in frames (on a loaded machine a late stamp leaves a frame
+ * without it). perfq's exit status is the program's: 77 where there is no X display. */
+static void gl_glx_frames(void **state)
+{
+    (void)state;
+    if (!*glx_frames_path)
+        skip();     /* no X11 or GL (GLX) development files at build time */
+    const char *who[] = {"helper", "inline", NULL};
+    for (int i = 0; who[i]; i++) {
+        char *report;
+        setenv("PERFQ_GL_FENCE_SWAP_WAIT", who[i], 1);
+        int rc = run_perfq((const char *[]){"--json", "--", glx_frames_path, "60", NULL}, &report);
+        unsetenv("PERFQ_GL_FENCE_SWAP_WAIT");
+        if (rc == 77) {
+            free(report);
+            skip();     /* no X display and no Xvfb */
+        }
+        assert_int_equal(rc, 0);
+        json_object *j = json_tokener_parse(report);
+        assert_non_null(j);
+        assert_int_equal(get_int(j, "frames.count"), 60);
+        int64_t gpu = get_int(j, "frames.with_gpu_time");
+        printf("# %s: %lld of 60 frames with GPU time\n", who[i], (long long)gpu);
+        assert_true(gpu >= 1 && gpu <= 60);
+        assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), 60);
+        assert_int_equal(get_int(j, "frames.pipeline.vertices.min"), 6);
+        assert_int_equal(get_int(j, "frames.pipeline.vertices.max"), 6);
+        assert_int_equal(get_int(j, "frames.pipeline.primitives.min"), 2);
+        assert_int_equal(get_int(j, "frames.pipeline.primitives.max"), 2);
+        json_object_put(j);
+        free(report);
+    }
+}
+
 static void gl_stats_spans(void **state)
 {
     (void)state;
@@ -741,14 +780,16 @@ int main(int argc, char **argv)
         return spawn_two(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--maps") == 0)
         return maps_then_gl(argv[2]);
-    if (argc < 5) {
-        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP\n", argv[0]);
+    if (argc < 6) {
+        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|''\n",
+                argv[0]);
         return 2;
     }
     perfq_path = argv[1];
     gl_path = argv[2];
     cl_path = argv[3];
     memory_path = argv[4];
+    glx_frames_path = argv[5];
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
     if (n <= 0)
         return 1;
@@ -759,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_per_draw_repeated),
         cmocka_unit_test(gl_stats_spans),
         cmocka_unit_test(gl_frames_query_path),
+        cmocka_unit_test(gl_glx_frames),
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),

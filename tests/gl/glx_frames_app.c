@@ -1,0 +1,53 @@
+/*
+ * gl-glx-frames N: an unmodified GLX program (links libGL and libX11 only) that renders N frames
+ * and ends each with glXSwapBuffers, for `perfq stat` on GLX (tests/test_cli_profiler.c): a GL 3.3
+ * compatibility context on a 64x64 pbuffer (glx_test.c: $DISPLAY, or an Xvfb of its own), each
+ * frame a clear and 2 triangles (glDrawArrays(GL_TRIANGLES, 0, 6) from a client-side array, all
+ * inside the viewport), then the swap; at the end the context is released before it is
+ * destroyed, as most programs do (the layer reads the last frames there).
+ * Exit 0: rendered; 1: a GL or GLX failure; 77: no X display, pbuffer config or context.
+ */
+#include <GL/gl.h>
+#include <GL/glx.h>
+#include <X11/Xlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "glx_test.h"
+
+int main(int argc, char **argv)
+{
+    long frames = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
+    if (frames < 1 || frames > 1000000) {
+        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000)]\n", argv[0]);
+        return 1;
+    }
+    struct glxt t;
+    int rc = glxt_create(&t, 0, 700, 900);
+    if (rc != 0)
+        return rc;
+    static const GLfloat quad[] = {-0.5f, -0.5f, 0.5f, -0.5f, 0.5f, 0.5f,
+                                   -0.5f, -0.5f, 0.5f, 0.5f,  -0.5f, 0.5f};
+    glViewport(0, 0, 64, 64);
+    glEnableClientState(GL_VERTEX_ARRAY);
+    glVertexPointer(2, GL_FLOAT, 0, quad);
+    for (long f = 0; f < frames; f++) {
+        glClearColor((GLfloat)(f % 7) / 7.0f, 0.2f, 0.3f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glDrawArrays(GL_TRIANGLES, 0, 6);
+        glXSwapBuffers(t.dpy, t.pb);
+    }
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        fprintf(stderr, "gl-glx-frames: GL error 0x%x\n", e);
+        return 1;
+    }
+    if (!glXMakeContextCurrent(t.dpy, None, None, NULL)) {
+        fprintf(stderr, "gl-glx-frames: the release failed\n");
+        return 1;
+    }
+    glXDestroyContext(t.dpy, t.ctx);
+    glXDestroyPbuffer(t.dpy, t.pb);
+    XCloseDisplay(t.dpy);
+    return 0;
+}
