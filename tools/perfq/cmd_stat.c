@@ -485,16 +485,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
     if (pid < 0)
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
-    if (*collect && stat_collect_start(*collect) != 0)
-        fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
-    /* The device counters start on a thread, after the fork (NVML's descriptors are not CMD's
-     * to inherit), while CMD starts: CMD does not wait for NVML (-I: select_rows). After the
-     * drain thread: that thread's creation waited for the device thread's dlopen of NVML (the
-     * dynamic loader's lock: a thread's TLS is set up under it), 0.3-1 ms here where NVML is
-     * absent, before CMD could start. */
-    struct stat_device *device = !o->interval_ms && want_device(o)
-                                     ? stat_device_start(pq, o->device == STAT_DEVICE_ON, *collect)
-                                     : NULL;
+    struct stat_device *device = NULL;   /* started with CMD's exec, below */
     perfq_measurement_t *m = NULL;
     struct stat_interval *iv = NULL;
     perfq_target_t target = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
@@ -540,11 +531,21 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGTERM, &fwd, &old_term);
     sigaction(SIGHUP, &fwd, &old_hup);
     uint64_t t0 = monotonic_ns();
-    stat_device_released(device, t0);
     char byte = 1;
     int err = 0;
     ssize_t got = -1;
-    if (write(go, &byte, 1) == 1) {
+    int released = write(go, &byte, 1) == 1;
+    /* perfq's threads start while CMD execs, no longer before it (the layers' records wait in
+     * the ring meanwhile). The drain thread first: its creation waited for the device thread's
+     * dlopen of NVML (the dynamic loader's lock: a thread's TLS is set up under it). The device
+     * counters start on a thread after the fork (NVML's descriptors are not CMD's to inherit):
+     * CMD does not wait for NVML (-I: select_rows). */
+    if (*collect && stat_collect_start(*collect) != 0)
+        fprintf(stderr, "perfq stat: cannot read the layers' records: %s\n", strerror(errno));
+    if (!o->interval_ms && want_device(o))
+        device = stat_device_start(pq, o->device == STAT_DEVICE_ON, *collect);
+    stat_device_released(device, t0);
+    if (released) {
         do
             got = read(exec_err, &err, sizeof(err));
         while (got < 0 && errno == EINTR);
