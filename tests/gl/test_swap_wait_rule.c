@@ -1,6 +1,7 @@
 /*
  * Who waits a frame's fence (src/gl/timing/swap_wait_rule.c) on numbers, without GL or threads:
- * the warm-up, the trial's alternating blocks and what it counts, the choice on the medians,
+ * the warm-up, the trial's alternating blocks and what it counts, the choice on the medians
+ * (inline unless the helper is faster by more than the margin),
  * the settled stretch and the next trial, and the fall-back where inline waits never happen
  * (docs/gl-layer.md, "Who waits a frame's fence").
  */
@@ -132,6 +133,24 @@ static void test_tie_goes_inline(void **state)
     assert_int_equal(r.inline_kept, 1);
 }
 
+/* The helper must be faster by more than the margin (3%): 2% faster keeps inline, 5% does
+ * not. */
+static void test_margin(void **state)
+{
+    (void)state;
+    struct perfq_gl_swap_wait_rule r;
+    perfq_gl_swap_wait_rule_init(&r);
+    struct program p = {294 * US, 300 * US, 0, 1};
+    run(&r, &p, 400, NULL);
+    assert_int_equal(r.trials, 1);
+    assert_int_equal(r.inline_kept, 1);
+    perfq_gl_swap_wait_rule_init(&r);
+    p.helper_ns = 285 * US;
+    run(&r, &p, 400, NULL);
+    assert_int_equal(r.trials, 1);
+    assert_int_equal(r.inline_kept, 0);
+}
+
 /* Inline waits that never happen (the helper's queue is never empty, or the waits time out):
  * the frames all count as the helper's; the trial gives up for the helper. */
 static void test_inline_never_happens(void **state)
@@ -157,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_slower_inline_is_dropped),
         cmocka_unit_test(test_switch_frames_not_counted),
         cmocka_unit_test(test_tie_goes_inline),
+        cmocka_unit_test(test_margin),
         cmocka_unit_test(test_inline_never_happens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

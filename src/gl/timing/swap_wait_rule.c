@@ -46,7 +46,8 @@ int perfq_gl_swap_wait_decide(struct perfq_gl_swap_wait_rule *r, uint64_t frame_
         r->n[1] >= PERFQ_GL_SWAP_WAIT_SAMPLES) {
         uint64_t helper = median(r->ns[0], r->n[0]);
         uint64_t inl = median(r->ns[1], r->n[1]);
-        r->keep_inline = inl <= helper;
+        /* Inline unless the helper's frames are faster by more than MARGIN_PCT. */
+        r->keep_inline = inl * (100 - PERFQ_GL_SWAP_WAIT_MARGIN_PCT) <= helper * 100;
         r->trial = 0;
         r->phase_start = r->frames;
         r->trials++;

@@ -15,9 +15,12 @@
  *
  * So the choice is measured, on the program's own frames: after WARMUP frames, a trial
  * alternates blocks of BLOCK frames of each kind; the first frame of each block is not counted
- * (it carries the other kind's switch); once each kind has SAMPLES frames, the kind with the
- * lower median frame time (swap to swap, wall; ties go inline) is kept for SETTLED frames, then
- * a trial again (the program's frames may change). A frame counts as inline only where its
+ * (it carries the other kind's switch); once each kind has SAMPLES frames, inline is kept for
+ * SETTLED frames unless the helper's median frame time (swap to swap, wall) is lower than
+ * inline's by more than MARGIN_PCT percent, then a trial again (the program's frames may
+ * change). The margin: inline spares the machine a thread's two wake-ups a frame, and medians
+ * of 12 frames differ by a few percent from noise alone (with no margin, 2 of 19 trials of
+ * llvmpipe's GL example chose the helper beside a CI run, every other one inline). A frame counts as inline only where its
  * fence really was waited inline (the helper's queue was empty, the wait did not time out).
  */
 #ifndef PERFQ_GL_SWAP_WAIT_RULE_H
@@ -29,6 +32,7 @@
 #define PERFQ_GL_SWAP_WAIT_BLOCK 4
 #define PERFQ_GL_SWAP_WAIT_SAMPLES 12
 #define PERFQ_GL_SWAP_WAIT_SETTLED 1024
+#define PERFQ_GL_SWAP_WAIT_MARGIN_PCT 3
 
 struct perfq_gl_swap_wait_rule {
     uint64_t frames;        /* swaps seen */
