@@ -18,10 +18,11 @@
  * (it carries the other kind's switch); once each kind has SAMPLES frames, inline is kept for
  * SETTLED frames unless the helper's median frame time (swap to swap, wall) is lower than
  * inline's by more than MARGIN_PCT percent, then a trial again (the program's frames may
- * change). The margin: inline spares the machine a thread's two wake-ups a frame, and medians
- * of 12 frames differ by a few percent from noise alone (with no margin, 2 of 19 trials of
- * llvmpipe's GL example chose the helper beside a CI run, every other one inline). A frame counts as inline only where its
- * fence really was waited inline (the helper's queue was empty, the wait did not time out).
+ * change). The margin: inline spares the machine a thread's two wake-ups a frame, and the
+ * medians differ by a few percent from noise alone. Beside a CI run (load 2-3 on 2 cores),
+ * perfq-example-gl 20000 on llvmpipe: 12 frames a kind with the 3% margin chose the helper in 5
+ * of 19 trials; 24 frames a kind, in 0 of 37. A frame counts as inline only where its fence
+ * really was waited inline (the helper's queue was empty, the wait did not time out).
  */
 #ifndef PERFQ_GL_SWAP_WAIT_RULE_H
 #define PERFQ_GL_SWAP_WAIT_RULE_H
@@ -30,7 +31,7 @@
 
 #define PERFQ_GL_SWAP_WAIT_WARMUP 8
 #define PERFQ_GL_SWAP_WAIT_BLOCK 4
-#define PERFQ_GL_SWAP_WAIT_SAMPLES 12
+#define PERFQ_GL_SWAP_WAIT_SAMPLES 24
 #define PERFQ_GL_SWAP_WAIT_SETTLED 1024
 #define PERFQ_GL_SWAP_WAIT_MARGIN_PCT 3
 
