@@ -207,7 +207,7 @@ static int thread_schedstat_fd(void)
 
 /* Waits on f's sync from the calling thread (no lock held) and stamps it if nobody did yet.
  * helper: the calling thread is the helper, schedstat_fd its schedstat (or -1); another thread
- * opens its own if it has to block. A caller that finds the fence signalled while the helper
+ * uses its own if it has to block (thread_schedstat_fd: opened once, kept for the thread). A caller that finds the fence signalled while the helper
  * waits on it leaves the stamp to the helper, with its look as an upper bound (seen_ns): the
  * helper's blocked stamp is exact, the caller's look only bounded by when the fence was last
  * seen unsignalled (often the interval's start: a late stamp, the interval disjoint).
@@ -228,12 +228,11 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
     int r = fence_client_wait(s, f, 0);
     uint64_t unsignaled = 0;        /* this thread saw it unsignalled then */
     uint64_t stop_seen = 0;
-    int own_fd = -1;
     /* The thread's awake time (CPU + run-queue delay) over the last blocked slice. */
     int have_run = 0;
     uint64_t run0 = 0, run1 = 0;
     if (r == 0 && schedstat_fd < 0 && !helper)
-        schedstat_fd = own_fd = schedstat_open();
+        schedstat_fd = thread_schedstat_fd();   /* kept open for the thread */
     while (r == 0) {
         unsignaled = before;
         __atomic_store_n(&f->unsignaled_ns, before, __ATOMIC_RELAXED);
@@ -251,8 +250,6 @@ static void fence_wait_and_stamp(struct perfq_gl_timer_state *s, struct fence_st
             have_run = schedstat_awake(schedstat_fd, &run1) == 0;
     }
     uint64_t t = perfq_gl_now_ns();
-    if (own_fd >= 0)
-        close(own_fd);
     pthread_mutex_lock(&s->lock);
     f->waiters--;
     if (helper)
