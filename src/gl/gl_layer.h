@@ -461,6 +461,10 @@ struct perfq_gl_layer_stats {
     uint64_t vquery_links;      /* references logical queries hold on their slots' shared
                                  * pieces: at most 2 per query (issue 14 item 3) */
     uint64_t timer_self_checks; /* timer self-checks run (not answered by the verdict cache) */
+    uint64_t thread_schedstat_fds; /* /proc/thread-self/schedstat descriptors kept open, one per
+                                    * program thread that waited a frame's fence (closed at the
+                                    * thread's exit): the only descriptors the layer keeps per
+                                    * thread, so a test of fd growth counts them out */
 };
 PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
 

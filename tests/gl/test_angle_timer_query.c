@@ -830,12 +830,17 @@ static void test_cycles_without_growth(void **state)
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments + 8);
     assert_int_equal(after.vqueries, before.vqueries);
+    /* The one descriptor the layer keeps per thread (this thread's schedstat, opened at its
+     * first blocking wait on a fence, which the warm-up may not have met): counted out, and at
+     * most one, for this test's one thread. */
+    assert_true(after.thread_schedstat_fds <= 1);
+    int kept = (int)(after.thread_schedstat_fds - before.thread_schedstat_fds);
 #if PERFQ_TEST_UNDER_TSAN
     /* ThreadSanitizer starts its symbolizer at the first suppressed Mesa race, which the warm-up
      * does not always meet, and keeps two pipes to it (seen in CI: 6 -> 8 under TSan only). */
-    assert_true(count_fds() <= fds + 2);
+    assert_true(count_fds() <= fds + kept + 2);
 #else
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_fds(), fds + kept);
 #endif
 }
 

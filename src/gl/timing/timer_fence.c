@@ -20,6 +20,7 @@
 #define INLINE_WAIT_NS 100000000ull
 
 atomic_ullong perfq_gl_fences_pending;
+atomic_ullong perfq_gl_thread_schedstat_fds;
 
 /* ---- the helper thread ---- */
 
@@ -168,8 +169,10 @@ static pthread_once_t thread_schedstat_once = PTHREAD_ONCE_INIT;
 static void thread_schedstat_close(void *v)
 {
     intptr_t x = (intptr_t)v;
-    if (x >= 2)
+    if (x >= 2) {
         close((int)(x - 2));
+        atomic_fetch_sub(&perfq_gl_thread_schedstat_fds, 1);
+    }
 }
 
 static void thread_schedstat_forget(void)
@@ -196,6 +199,8 @@ static int thread_schedstat_fd(void)
     intptr_t x = (intptr_t)pthread_getspecific(thread_schedstat_key);
     if (!x) {
         int fd = schedstat_open();
+        if (fd >= 0)
+            atomic_fetch_add(&perfq_gl_thread_schedstat_fds, 1);
         x = fd >= 0 ? (intptr_t)fd + 2 : 1;
         if (pthread_setspecific(thread_schedstat_key, (void *)x) != 0) {
             thread_schedstat_close((void *)x);

@@ -158,6 +158,16 @@ static void test_cycles_no_growth(void **state)
             (unsigned long long)before.timers, (unsigned long long)after.timers,
             fds_before, count_fds(), m0.uordblks, m1.uordblks);
     assert_int_equal(max_handle, 1);
+    /* The one descriptor the layer keeps per thread: this thread's schedstat, opened at its
+     * first blocking wait on a frame's fence, which the warm-up may not have met (CI: fds 8 -> 9
+     * under ASan). Counted out, and at most one: this test has one thread of its own. */
+    struct perfq_gl_layer_stats end;
+    perfq_gl_layer_stats(&end);
+    fprintf(stderr, "schedstat fds kept %llu->%llu\n",
+            (unsigned long long)before.thread_schedstat_fds,
+            (unsigned long long)end.thread_schedstat_fds);
+    assert_true(end.thread_schedstat_fds <= 1);
+    int kept = (int)(end.thread_schedstat_fds - before.thread_schedstat_fds);
     assert_int_equal(after.vqueries, before.vqueries);
     assert_int_equal(after.timers, before.timers);
     assert_true(after.segments <= before.segments);
@@ -166,9 +176,9 @@ static void test_cycles_no_growth(void **state)
      * symbolizing the report's stack, which starts its symbolizer process at the first
      * suppressed Mesa race and keeps two pipes to it open: those are the runtime's, not perfq's
      * (seen in CI: 14 -> 16 under TSan only). */
-    assert_true(count_fds() <= fds_before + 2);
+    assert_true(count_fds() <= fds_before + kept + 2);
 #else
-    assert_int_equal(count_fds(), fds_before);
+    assert_int_equal(count_fds(), fds_before + kept);
 #endif
     /* 3000 cycles: a leak of 16 bytes per cycle would show. */
     assert_true(m1.uordblks <= m0.uordblks + 48 * 1024);
