@@ -169,8 +169,10 @@ static void test_history(void **state)
     assert_true(fabs(iv.power_w - 100.0) < 1e-6 && iv.energy_j == 0);
     /* Before the sampler ran: no value, rather than a guess. */
     assert_int_equal(perfq__nvml_interval_read(0, before, b, 1, &iv), -1);
-    /* An end 50 ms ahead: not yet without waiting; with waiting, once sampled past it. */
-    uint64_t ahead = now_ns() + 50000000u;
+    /* An end 1 s ahead: not yet without waiting; with waiting, once sampled past it. (50 ms
+     * before: a test thread kept off the CPUs that long, as beside a benchmark, would find it
+     * sampled already.) */
+    uint64_t ahead = now_ns() + 1000000000u;
     assert_int_equal(perfq__nvml_interval_read(0, b, ahead, 0, &iv), 1);
     assert_int_equal(perfq__nvml_interval_read(0, b, ahead, 1, &iv), 0);
     assert_true(now_ns() >= ahead);
