@@ -462,11 +462,12 @@ static void gl_frames_query_path(void **state)
 }
 
 /* Frames ended by glXSwapBuffers (tests/gl/glx_frames_app.c: GLX on a pbuffer of an X display,
- * an Xvfb of its own where $DISPLAY is unset), with their fences waited by the helper thread and
- * by the program's thread at its swap (PERFQ_GL_FENCE_SWAP_WAIT; on llvmpipe a GLX context takes
- * the fence path, with GL_ARB_sync fences): every frame counted, the statistics exact (2
- * triangles a frame), GPU time in frames (on a loaded machine a late stamp leaves a frame
- * without it). perfq's exit status is the program's: 77 where there is no X display. */
+ * an Xvfb of its own where $DISPLAY is unset), timed by the context's default path (llvmpipe:
+ * stamp points, since 2026-11-27) and by the fence path (PERFQ_GL_TIMER=fence, GL_ARB_sync
+ * fences under GLX) with the fences waited by the helper thread and by the program's thread at
+ * its swap (PERFQ_GL_FENCE_SWAP_WAIT): every frame counted, the statistics exact (2 triangles a
+ * frame), GPU time in frames (on a loaded machine a late fence stamp leaves a frame without
+ * it). perfq's exit status is the program's: 77 where there is no X display. */
 static void gl_glx_frames(void **state)
 {
     (void)state;
@@ -478,12 +479,16 @@ static void gl_glx_frames(void **state)
         printf("# skipped: gl-glx-frames was not built (no X11 or GL development files)\n");
         skip();
     }
-    const char *who[] = {"helper", "inline", NULL};
+    const char *who[] = {"default", "helper", "inline", NULL};
     for (int i = 0; who[i]; i++) {
         char *report;
-        setenv("PERFQ_GL_FENCE_SWAP_WAIT", who[i], 1);
+        if (i > 0) {
+            setenv("PERFQ_GL_TIMER", "fence", 1);
+            setenv("PERFQ_GL_FENCE_SWAP_WAIT", who[i], 1);
+        }
         int rc = run_perfq((const char *[]){"--json", "--", glx_frames_path, "60", NULL}, &report);
         unsetenv("PERFQ_GL_FENCE_SWAP_WAIT");
+        unsetenv("PERFQ_GL_TIMER");
         if (rc == 77) {
             /* The program found no X display: a skip only where there truly is none, no
              * $DISPLAY and no /usr/bin/Xvfb for it to start (glx_test.c); else a failure. */
@@ -500,7 +505,8 @@ static void gl_glx_frames(void **state)
         assert_int_equal(get_int(j, "frames.count"), 60);
         int64_t gpu = get_int(j, "frames.with_gpu_time");
         printf("# %s: %lld of 60 frames with GPU time\n", who[i], (long long)gpu);
-        assert_true(gpu >= 1 && gpu <= 60);
+        /* Stamp points are never late: every frame has its time. */
+        assert_true(i == 0 ? gpu == 60 : gpu >= 1 && gpu <= 60);
         assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), 60);
         assert_int_equal(get_int(j, "frames.pipeline.vertices.min"), 6);
         assert_int_equal(get_int(j, "frames.pipeline.vertices.max"), 6);

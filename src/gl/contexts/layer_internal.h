@@ -117,6 +117,10 @@ struct perfq_gl_ctx {
      * instructions more per draw in every layered program); read under context_lock by
      * perfq_gl_context_draw_calls, which adds what destroyed contexts left. */
     atomic_ullong draw_calls;
+    /* The program called glBegin, glRect* or glCallList(s) in this context (layer_immediate.c):
+     * Mesa may hold vertices in its immediate-mode buffer, which glQueryCounter does not flush,
+     * so a stamp point flushes first (timer_points.c). Written by the context's thread only. */
+    int immediate_mode_seen;
 
     /* services */
     struct perfq_gl_vq_state *vq;

@@ -29,6 +29,18 @@ typedef void (*perfq_PFNGLGETINTEGER64VEXTPROC)(GLenum, GLint64 *);
 typedef const GLubyte *(*perfq_PFNGLGETSTRINGPROC)(GLenum);
 typedef GLenum (*perfq_PFNGLGETERRORPROC)(void);
 typedef void (*perfq_PFNGLFLUSHPROC)(void);
+/* Compatibility-profile immediate mode (layer_immediate.c). */
+typedef void (*perfq_PFNGLBEGINPROC)(GLenum);
+typedef void (*perfq_PFNGLRECTDPROC)(GLdouble, GLdouble, GLdouble, GLdouble);
+typedef void (*perfq_PFNGLRECTFPROC)(GLfloat, GLfloat, GLfloat, GLfloat);
+typedef void (*perfq_PFNGLRECTIPROC)(GLint, GLint, GLint, GLint);
+typedef void (*perfq_PFNGLRECTSPROC)(GLshort, GLshort, GLshort, GLshort);
+typedef void (*perfq_PFNGLRECTDVPROC)(const GLdouble *, const GLdouble *);
+typedef void (*perfq_PFNGLRECTFVPROC)(const GLfloat *, const GLfloat *);
+typedef void (*perfq_PFNGLRECTIVPROC)(const GLint *, const GLint *);
+typedef void (*perfq_PFNGLRECTSVPROC)(const GLshort *, const GLshort *);
+typedef void (*perfq_PFNGLCALLLISTPROC)(GLuint);
+typedef void (*perfq_PFNGLCALLLISTSPROC)(GLsizei, GLenum, const void *);
 typedef void (*perfq_PFNGLFINISHPROC)(void);
 typedef void (*perfq_PFNGLDRAWARRAYSPROC)(GLenum, GLint, GLsizei);
 typedef void (*perfq_PFNGLCLEARPROC)(GLbitfield);
@@ -255,6 +267,18 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(PFNGLGETTEXTUREPARAMETERIVPROC, glGetTextureParameteriv) \
     X(PFNGLGETRENDERBUFFERPARAMETERIVPROC, glGetRenderbufferParameteriv) \
     X(PFNGLGETNAMEDRENDERBUFFERPARAMETERIVPROC, glGetNamedRenderbufferParameteriv) \
+    /* immediate mode: the context's stamp points flush its buffered vertices first */ \
+    L(perfq_PFNGLBEGINPROC, glBegin) \
+    L(perfq_PFNGLRECTDPROC, glRectd) \
+    L(perfq_PFNGLRECTFPROC, glRectf) \
+    L(perfq_PFNGLRECTIPROC, glRecti) \
+    L(perfq_PFNGLRECTSPROC, glRects) \
+    L(perfq_PFNGLRECTDVPROC, glRectdv) \
+    L(perfq_PFNGLRECTFVPROC, glRectfv) \
+    L(perfq_PFNGLRECTIVPROC, glRectiv) \
+    L(perfq_PFNGLRECTSVPROC, glRectsv) \
+    L(perfq_PFNGLCALLLISTPROC, glCallList) \
+    L(perfq_PFNGLCALLLISTSPROC, glCallLists) \
     /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \

@@ -3,7 +3,8 @@
  *
  * QUERY: the driver's TIME_ELAPSED queries (through the query virtualisation service, so the
  *   program's own TIME_ELAPSED queries keep working) and QueryCounter(TIMESTAMP), where they are
- *   trustworthy.
+ *   trustworthy; where only the timestamps are (llvmpipe), intervals of two stamp points
+ *   (timer_points.c: a flushed QueryCounter each, nothing waited).
  * FENCE: EGL_KHR_fence_sync fences created at begin and end (and for a stamp), each waited by a
  *   helper thread of the context with eglClientWaitSyncKHR and stamped with CLOCK_MONOTONIC when
  *   the wait returns. A fence signals when every command before it has completed, which is the
@@ -80,7 +81,10 @@ perfq_status_t perfq_gl_timer_begin(struct perfq_gl_context *pub, struct perfq_g
     if (t->path == PERFQ_GL_TIMER_QUERY) {
         perfq_gl_timer_poll_disjoint(c);
         t->epoch = s->disjoint_epoch;
-        st = perfq_gl_vquery_begin(pub, GL_TIME_ELAPSED, 0, &t->vq);
+        if (s->elapsed_by_stamps)
+            st = (t->p0 = perfq_gl_point_insert(c)) ? PERFQ_OK : PERFQ_ESYS;
+        else
+            st = perfq_gl_vquery_begin(pub, GL_TIME_ELAPSED, 0, &t->vq);
     } else {
         t->f0 = perfq_gl_fence_insert(c, 0, NULL);
         if (!t->f0)
@@ -124,6 +128,8 @@ static perfq_status_t timer_end(struct perfq_gl_context *pub, struct perfq_gl_ti
         return PERFQ_ESTATE;
     t->active = 0;
     t->ended = 1;
+    if (t->path == PERFQ_GL_TIMER_QUERY && t->p0)
+        return (t->p1 = perfq_gl_point_insert(c)) ? PERFQ_OK : PERFQ_ESYS;
     if (t->path == PERFQ_GL_TIMER_QUERY)
         return perfq_gl_vquery_end(pub, t->vq);
     t->f1 = perfq_gl_fence_insert(c, wait_here, waited_here);
@@ -168,6 +174,19 @@ static perfq_status_t end_begin(struct perfq_gl_context *pub, struct perfq_gl_ti
     if (now) {
         ts->last_swap_ns = now;
         ts->last_swap_inline = waited_here;
+    }
+    if (t->path == PERFQ_GL_TIMER_QUERY && t->p0) {
+        /* Stamp points: t's end point is the next interval's begin, as a fence below. */
+        if (st != PERFQ_OK || !t->p1)
+            return st;
+        struct perfq_gl_timer *n = timer_new(c, c->timer, 0);
+        if (!n)
+            return st;
+        t->p1->refs++;
+        n->p0 = t->p1;
+        n->active = 1;
+        *next = n;
+        return st;
     }
     if (t->path == PERFQ_GL_TIMER_QUERY) {
         if (perfq_gl_timer_begin(pub, next) != PERFQ_OK)
@@ -220,6 +239,8 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
         perfq_gl_error_guard_begin(pub);
         vq->fn.gen(1, &t->query);
         vq->fn.counter(t->query, GL_TIMESTAMP);
+        if (c->timer->elapsed_by_stamps)
+            pub->gl->glFlush();     /* a stamp point's: the counter last in its batch */
         GLenum err = perfq_gl_error_guard_end(pub);
         if (err != GL_NO_ERROR) {
             perfq_gl_timer_free(pub, t);
@@ -273,6 +294,13 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
                     st = PERFQ_NOT_READY;
             }
             v = t->query_value;
+        } else if (t->p0) {
+            /* The begin point first: it completes first. */
+            uint64_t v0 = 0, v1 = 0;
+            st = t->p1 ? perfq_gl_point_result(c, t->p0, wait, &v0) : PERFQ_ESYS;
+            if (st == PERFQ_OK)
+                st = perfq_gl_point_result(c, t->p1, wait, &v1);
+            v = v1 > v0 ? v1 - v0 : 0;
         } else {
             st = perfq_gl_vquery_result(pub, t->vq, wait, &v);
         }
@@ -327,6 +355,8 @@ void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
         perfq_gl_timer_end(pub, t);
     if (t->vq)
         perfq_gl_vquery_free(pub, t->vq);
+    perfq_gl_point_release(c, t->p0, gl_usable);
+    perfq_gl_point_release(c, t->p1, gl_usable);
     if (t->query && gl_usable) {
         perfq_gl_error_guard_begin(pub);
         perfq_gl_vq(c)->fn.del(1, &t->query);
@@ -359,9 +389,9 @@ __attribute__((constructor)) static void timer_register_context_services(void)
 void perfq_gl_timer_free_context(struct perfq_gl_ctx *c, int gl_usable)
 {
     struct perfq_gl_timer_state *s = c->timer;
-    (void)gl_usable;
     if (!s)
         return;
+    perfq_gl_points_free_names(c, gl_usable);
     perfq_gl_fence_helper_stop(s);
     perfq_gl_glx_waiter_destroy(s->glx, c->pub.gl);
     pthread_mutex_destroy(&s->lock);

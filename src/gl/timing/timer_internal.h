@@ -48,6 +48,15 @@ struct fence_stamp {
     struct fence_stamp *next, *prev;    /* in the helper's queue */
 };
 
+/* A stamp point (timer_points.c): a GL_TIMESTAMP query counter, flushed. */
+struct perfq_gl_point {
+    GLuint query;
+    int refs;               /* its timers: two where it ends one interval and begins the next */
+    int done;
+    GLuint64 value;
+};
+#define PERFQ_GL_FREE_POINTS_MAX 64
+
 struct perfq_gl_timer_state {
     int decided;
     perfq_gl_timer_path_t path;
@@ -71,6 +80,11 @@ struct perfq_gl_timer_state {
     int driver_flushes_fences;          /* Mesa: eglCreateSyncKHR flushes */
     atomic_int *display_gone;           /* EGL: the context's display_terminated (any thread) */
     int has_disjoint;                   /* the driver has EXT_disjoint_timer_query */
+    /* query path: intervals from two stamp points instead of TIME_ELAPSED (timer_points.c),
+     * and the points' query names kept for reuse (the context's thread only) */
+    int elapsed_by_stamps;
+    GLuint free_points[PERFQ_GL_FREE_POINTS_MAX];
+    int n_free_points;
     struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
     int bind_failed;                    /* GLX: the helper could not make its context current */
     pthread_t thread;
@@ -98,6 +112,7 @@ struct perfq_gl_timer {
     int query_done;
     GLuint64 query_value;
     struct fence_stamp *f0, *f1;        /* fence path */
+    struct perfq_gl_point *p0, *p1;     /* query path with elapsed_by_stamps, interval */
     unsigned epoch;
     int disjoint;
     struct perfq_gl_timer *next_free;
@@ -124,6 +139,15 @@ perfq_status_t perfq_gl_fence_result(struct perfq_gl_timer_state *s, struct fenc
 uint64_t perfq_gl_fence_wake_latency(void);
 /* Stops the context's helper thread, if it runs, and joins it. */
 void perfq_gl_fence_helper_stop(struct perfq_gl_timer_state *s);
+
+/* timer_points.c: a stamp point made now in the current context (NULL: the driver refused);
+ * its value (PERFQ_OK, PERFQ_NOT_READY, PERFQ_ESYS); a timer letting go of it; the kept names
+ * deleted (the context's release). */
+struct perfq_gl_point *perfq_gl_point_insert(struct perfq_gl_ctx *c);
+perfq_status_t perfq_gl_point_result(struct perfq_gl_ctx *c, struct perfq_gl_point *p, int wait,
+                                     uint64_t *ns);
+void perfq_gl_point_release(struct perfq_gl_ctx *c, struct perfq_gl_point *p, int gl_usable);
+void perfq_gl_points_free_names(struct perfq_gl_ctx *c, int gl_usable);
 
 /* timer_path.c: the context's timer state, made and its path decided on first use (NULL: out of
  * memory). Inline where it is decided already: it is asked on every query (issue 10). */

@@ -1,10 +1,14 @@
 /*
- * Which GPU timer path a context gets (gpu_timer.c, docs/gl-layer.md): PERFQ_GL_TIMER=query|fence
- * forces one; else a quirk table keyed on GL_RENDERER names drivers measured wrong (llvmpipe,
- * softpipe; PERFQ_GL_TIMER_QUIRKS=0 leaves it out, to see what the self-check alone decides); else
- * a driver with timer queries of at least 30 bits gets a self-check (two empty TIME_ELAPSED
- * queries must not exceed the CPU interval around them and a glFinish) and the QUERY path if it
- * passes (the verdict is kept per driver between runs: timer_verdict_cache.c); every other EGL context with EGL_KHR_fence_sync gets the FENCE path; else NONE.
+ * Which GPU timer path a context gets (gpu_timer.c, docs/gl-layer.md): PERFQ_GL_TIMER=
+ * query|stamps|fence forces one; else a quirk table keyed on GL_RENDERER names drivers whose
+ * TIME_ELAPSED was measured wrong (llvmpipe, softpipe; PERFQ_GL_TIMER_QUIRKS=0 leaves it out, to
+ * see what the self-check alone decides): those get the QUERY path with intervals from stamp
+ * points (timer_points.c) where their GL_TIMESTAMP counters pass the stamp check, else the
+ * FENCE path; else a driver with timer queries of at least 30 bits gets a self-check (two empty
+ * TIME_ELAPSED queries must not exceed the CPU interval around them and a glFinish) and the
+ * QUERY path if it passes (the verdict is kept per driver between runs:
+ * timer_verdict_cache.c); every other EGL context with EGL_KHR_fence_sync gets the FENCE path;
+ * else NONE.
  */
 #include "gl/timing/glx_fence.h"
 #include "gl/timing/timer_internal.h"
@@ -164,6 +168,51 @@ static int self_check(struct perfq_gl_ctx *c)
     return ok;
 }
 
+/* The stamp check, for a driver whose TIME_ELAPSED is in the quirk table (llvmpipe): four stamp
+ * points (timer_points.c), each followed by a glFinish, must read, on the CPU clock (offset
+ * from glGetInteger64v(GL_TIMESTAMP) against CLOCK_MONOTONIC around it), between the CPU time
+ * before the point and the CPU time after the glFinish, within 1 ms, and in order. It touches
+ * no program state (no draw, no binding). */
+static int stamp_check(struct perfq_gl_ctx *c)
+{
+    void (*get64)(GLenum, GLint64 *) = c->pub.gl->glGetInteger64v ? c->pub.gl->glGetInteger64v
+                                                                   : c->pub.gl->glGetInteger64vEXT;
+    if (!get64)
+        return 0;
+    GLint64 gpu = 0;
+    perfq_gl_error_guard_begin(&c->pub);
+    uint64_t a = perfq_gl_now_ns();
+    get64(GL_TIMESTAMP, &gpu);
+    uint64_t b = perfq_gl_now_ns();
+    if (perfq_gl_error_guard_end(&c->pub) != GL_NO_ERROR || gpu <= 0)
+        return 0;
+    int64_t offset = (int64_t)(a / 2 + b / 2) - (int64_t)gpu;
+    uint64_t tol = (b - a) / 2 + 1000000u, prev = 0;
+    int ok = 1;
+    for (int i = 0; i < 4 && ok; i++) {
+        uint64_t t0 = perfq_gl_now_ns();
+        struct perfq_gl_point *p = perfq_gl_point_insert(c);
+        if (!p)
+            return 0;
+        perfq_gl_error_guard_begin(&c->pub);
+        c->pub.gl->glFinish();
+        perfq_gl_error_guard_end(&c->pub);
+        uint64_t t1 = perfq_gl_now_ns(), v = 0;
+        ok = perfq_gl_point_result(c, p, 1, &v) == PERFQ_OK;
+        perfq_gl_point_release(c, p, 1);
+        int64_t cpu = (int64_t)v + offset;
+        ok = ok && v >= prev && cpu + (int64_t)tol >= (int64_t)t0 &&
+             cpu <= (int64_t)(t1 + tol);
+        if (getenv("PERFQ_GL_DEBUG"))
+            fprintf(stderr, "perfq-gl: stamp check: point %d at %+lld ns of the CPU time before "
+                    "it, the glFinish after it returned at %llu ns: %s\n", i,
+                    (long long)(cpu - (int64_t)t0), (unsigned long long)(t1 - t0),
+                    ok ? "in" : "out");
+        prev = v;
+    }
+    return ok;
+}
+
 /* Keeps a self-check's verdict for the next runs on this driver; returns it. */
 static int stored(struct perfq_gl_ctx *c, int pass)
 {
@@ -204,12 +253,24 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
                     strlen(timer_quirks[i].renderer_prefix)) == 0)
             quirk = timer_quirks[i].reason;
 
-    if (force && strcmp(force, "query") == 0 && timer_queries) {
+    int stamps = perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter &&
+                 perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
+                 query_bits(c, GL_TIMESTAMP) >= 30;
+    if (force && strcmp(force, "stamps") == 0 && stamps) {
+        s->path = PERFQ_GL_TIMER_QUERY;
+        s->elapsed_by_stamps = 1;
+        s->reason = "PERFQ_GL_TIMER=stamps";
+    } else if (force && strcmp(force, "query") == 0 && timer_queries) {
         s->path = PERFQ_GL_TIMER_QUERY;
         s->reason = "PERFQ_GL_TIMER=query";
     } else if (force && strcmp(force, "fence") == 0 && fences) {
         s->path = PERFQ_GL_TIMER_FENCE;
         s->reason = "PERFQ_GL_TIMER=fence";
+    } else if (quirk && stamps && stamp_check(c)) {
+        s->path = PERFQ_GL_TIMER_QUERY;
+        s->elapsed_by_stamps = 1;
+        s->reason = "TIME_ELAPSED in the quirk table; GL_TIMESTAMP stamps passed the stamp "
+                    "check: intervals from stamp points (timer_points.c)";
     } else if (quirk && fences) {
         s->path = PERFQ_GL_TIMER_FENCE;
         s->reason = quirk;
@@ -256,7 +317,8 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
     }
     if (getenv("PERFQ_GL_DEBUG"))
         fprintf(stderr, "perfq-gl: %s: timer path %s (%s), resolution %llu ns\n",
-                c->pub.renderer, s->path == PERFQ_GL_TIMER_QUERY ? "query" :
+                c->pub.renderer, s->elapsed_by_stamps ? "query (intervals from stamp points)" :
+                s->path == PERFQ_GL_TIMER_QUERY ? "query" :
                 s->path == PERFQ_GL_TIMER_FENCE ? "fence" : "none", s->reason,
                 (unsigned long long)perfq_gl_timer_resolution_ns(&c->pub));
     return s;
