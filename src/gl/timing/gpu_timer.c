@@ -238,9 +238,13 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
         struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
         perfq_gl_error_guard_begin(pub);
         vq->fn.gen(1, &t->query);
+        /* With stamp points, as a point (timer_points.c): the program's immediate-mode
+         * vertices flushed before the counter, the counter last in its batch. */
+        if (c->timer->elapsed_by_stamps && c->immediate_mode_seen)
+            pub->gl->glFlush();
         vq->fn.counter(t->query, GL_TIMESTAMP);
         if (c->timer->elapsed_by_stamps)
-            pub->gl->glFlush();     /* a stamp point's: the counter last in its batch */
+            pub->gl->glFlush();
         GLenum err = perfq_gl_error_guard_end(pub);
         if (err != GL_NO_ERROR) {
             perfq_gl_timer_free(pub, t);
