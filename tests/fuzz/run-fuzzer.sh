@@ -6,6 +6,8 @@ set -eu
 fuzzer=$1 corpus=$2 out=$3 seconds=$4
 shift 4
 mkdir -p "$out" "$corpus"
-# -timeout: one input taking longer than this is a finding (a hang).
+# -timeout: one input taking longer than this is a finding (a hang). -error_exitcode: libFuzzer's
+# default, 77, is meson's "skipped" (a FUZZ_CHECK finding in CI read as a skip, 2026-11-27).
 exec "$fuzzer" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+    -error_exitcode=1 \
     -artifact_prefix="$out/" "$@" "$out" "$corpus"

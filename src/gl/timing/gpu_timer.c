@@ -234,17 +234,17 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
     if (st != PERFQ_OK)
         return st;
     t->ended = 1;
-    if (t->path == PERFQ_GL_TIMER_QUERY) {
+    if (t->path == PERFQ_GL_TIMER_QUERY && c->timer->elapsed_by_stamps) {
+        /* A stamp point (timer_points.c): flushed, its name reused only when safe. */
+        if (!(t->p1 = perfq_gl_point_insert(c))) {
+            perfq_gl_timer_free(pub, t);
+            return PERFQ_ESYS;
+        }
+    } else if (t->path == PERFQ_GL_TIMER_QUERY) {
         struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
         perfq_gl_error_guard_begin(pub);
         vq->fn.gen(1, &t->query);
-        /* With stamp points, as a point (timer_points.c): the program's immediate-mode
-         * vertices flushed before the counter, the counter last in its batch. */
-        if (c->timer->elapsed_by_stamps && c->immediate_mode_seen)
-            pub->gl->glFlush();
         vq->fn.counter(t->query, GL_TIMESTAMP);
-        if (c->timer->elapsed_by_stamps)
-            pub->gl->glFlush();
         GLenum err = perfq_gl_error_guard_end(pub);
         if (err != GL_NO_ERROR) {
             perfq_gl_timer_free(pub, t);
@@ -282,7 +282,9 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
     if (t->path == PERFQ_GL_TIMER_QUERY) {
         perfq_status_t st;
         uint64_t v = 0;
-        if (t->stamp) {
+        if (t->stamp && t->p1) {
+            st = perfq_gl_point_result(c, t->p1, wait, &v);
+        } else if (t->stamp) {
             st = PERFQ_OK;
             if (!t->query_done) {
                 GLuint64 avail = 1;

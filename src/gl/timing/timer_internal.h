@@ -53,9 +53,14 @@ struct perfq_gl_point {
     GLuint query;
     int refs;               /* its timers: two where it ends one interval and begins the next */
     int done;
+    uint64_t seq;           /* its place among the context's points (1, 2, ...) */
     GLuint64 value;
 };
-#define PERFQ_GL_FREE_POINTS_MAX 64
+/* A released point's query name, kept until a later point has completed (timer_points.c). */
+struct perfq_gl_released_point {
+    GLuint query;
+    uint64_t seq;
+};
 
 struct perfq_gl_timer_state {
     int decided;
@@ -83,8 +88,10 @@ struct perfq_gl_timer_state {
     /* query path: intervals from two stamp points instead of TIME_ELAPSED (timer_points.c),
      * and the points' query names kept for reuse (the context's thread only) */
     int elapsed_by_stamps;
-    GLuint free_points[PERFQ_GL_FREE_POINTS_MAX];
-    int n_free_points;
+    uint64_t point_seq;                 /* the last point's seq */
+    uint64_t point_done_seq;            /* the latest point read as completed */
+    struct perfq_gl_released_point *released;   /* a FIFO: [released_head, n_released) */
+    size_t n_released, released_head, released_cap;
     struct perfq_gl_glx_waiter *glx;    /* GLX: GL_ARB_sync fences, waited in a shared context */
     int bind_failed;                    /* GLX: the helper could not make its context current */
     pthread_t thread;

@@ -11,11 +11,54 @@
  * interval is the difference of its two points; a frame's end point is the next frame's begin
  * (both hold it, as a fence on the fence path). Nothing waits: a point is read when the driver
  * says its result is available, on the context's thread, with no helper thread and no wake-up.
+ *
+ * A released point's name is reused (or deleted) only once a later point has read as completed.
+ * llvmpipe answers "available" from its fence's count without the fence's lock, while the
+ * rasterizer thread that made the count complete may still hold that lock; a counter on the
+ * name (or its deletion) then drops the fence's last reference, and Mesa destroys a locked
+ * mutex and frees memory that thread is about to unlock (TSan in CI, timer-backlog-compat).
+ * A later point's completion means every rasterizer thread has signalled a later scene, which
+ * each does after it let go of the earlier scene's fence. The names so held are bounded by the
+ * points the context has in flight; the context's release deletes them after a glFinish.
  */
 #include "gl/timing/timer_internal.h"
 #include "gl/virtualization/query_virtualization.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* A released name that a later completed point has made safe, or 0. */
+static GLuint take_released(struct perfq_gl_timer_state *s)
+{
+    if (s->released_head == s->n_released ||
+        s->released[s->released_head].seq >= s->point_done_seq)
+        return 0;
+    GLuint q = s->released[s->released_head++].query;
+    if (s->released_head == s->n_released)
+        s->released_head = s->n_released = 0;
+    return q;
+}
+
+/* Keeps a released name (0: out of memory, the name is then left to the context). */
+static int keep_released(struct perfq_gl_timer_state *s, GLuint query, uint64_t seq)
+{
+    if (s->released_head > 0 && s->n_released == s->released_cap) {
+        memmove(s->released, s->released + s->released_head,
+                (s->n_released - s->released_head) * sizeof *s->released);
+        s->n_released -= s->released_head;
+        s->released_head = 0;
+    }
+    if (s->n_released == s->released_cap) {
+        size_t cap = s->released_cap ? 2 * s->released_cap : 64;
+        void *n = realloc(s->released, cap * sizeof *s->released);
+        if (!n)
+            return 0;
+        s->released = n;
+        s->released_cap = cap;
+    }
+    s->released[s->n_released++] = (struct perfq_gl_released_point){query, seq};
+    return 1;
+}
 
 struct perfq_gl_point *perfq_gl_point_insert(struct perfq_gl_ctx *c)
 {
@@ -32,9 +75,7 @@ struct perfq_gl_point *perfq_gl_point_insert(struct perfq_gl_ctx *c)
      * batch a point); others, core and ES contexts always, are spared it. */
     if (c->immediate_mode_seen)
         c->pub.gl->glFlush();
-    if (s->n_free_points)
-        p->query = s->free_points[--s->n_free_points];
-    else
+    if (!(p->query = take_released(s)))
         vq->fn.gen(1, &p->query);
     vq->fn.counter(p->query, GL_TIMESTAMP);
     c->pub.gl->glFlush();
@@ -49,6 +90,7 @@ struct perfq_gl_point *perfq_gl_point_insert(struct perfq_gl_ctx *c)
         return NULL;
     }
     p->refs = 1;
+    p->seq = ++s->point_seq;
     return p;
 }
 
@@ -68,6 +110,9 @@ perfq_status_t perfq_gl_point_result(struct perfq_gl_ctx *c, struct perfq_gl_poi
         if (!avail)
             return PERFQ_NOT_READY;
         p->done = 1;
+        struct perfq_gl_timer_state *s = c->timer;
+        if (p->seq > s->point_done_seq)
+            s->point_done_seq = p->seq;
     }
     *ns = p->value;
     return PERFQ_OK;
@@ -77,30 +122,28 @@ void perfq_gl_point_release(struct perfq_gl_ctx *c, struct perfq_gl_point *p, in
 {
     if (!p || --p->refs > 0)
         return;
+    /* Kept for reuse once a later point has completed (above); where GL cannot be called
+     * (another thread, the context gone) the name is left to the context. */
     struct perfq_gl_timer_state *s = c->timer;
-    /* A name whose counter is done is kept for the next point (no delete and gen a frame); one
-     * still pending is deleted (reusing it would make the driver wait for it). Where GL cannot
-     * be called (another thread, the context gone) the name is left to the context. */
-    if (gl_usable && p->query) {
-        if (p->done && s && s->n_free_points < PERFQ_GL_FREE_POINTS_MAX) {
-            s->free_points[s->n_free_points++] = p->query;
-        } else {
-            perfq_gl_error_guard_begin(&c->pub);
-            perfq_gl_vq(c)->fn.del(1, &p->query);
-            perfq_gl_error_guard_end(&c->pub);
-        }
-    }
+    if (gl_usable && p->query && s)
+        keep_released(s, p->query, p->seq);
     free(p);
 }
 
 void perfq_gl_points_free_names(struct perfq_gl_ctx *c, int gl_usable)
 {
     struct perfq_gl_timer_state *s = c->timer;
-    if (s && gl_usable && s->n_free_points) {
+    if (!s)
+        return;
+    if (gl_usable && s->n_released > s->released_head) {
+        /* Every scene done, every rasterizer thread past its signals: then the names go. */
         perfq_gl_error_guard_begin(&c->pub);
-        perfq_gl_vq(c)->fn.del(s->n_free_points, s->free_points);
+        c->pub.gl->glFinish();
+        for (size_t i = s->released_head; i < s->n_released; i++)
+            perfq_gl_vq(c)->fn.del(1, &s->released[i].query);
         perfq_gl_error_guard_end(&c->pub);
     }
-    if (s)
-        s->n_free_points = 0;
+    free(s->released);
+    s->released = NULL;
+    s->n_released = s->released_head = s->released_cap = 0;
 }

@@ -192,6 +192,14 @@ static void test_gpu_time_vs_wall(void **state)
             fprintf(stderr, "GPU time %.3f ms > wall %.3f ms + 1 ms (%d quads)\n", gpu / 1e6,
                     wall / 1e6, quads);
         assert_true(gpu <= wall + 1000000u);   /* + 1 ms: the fence path's wake-up resolution */
+        /* Less than half the wall time: on a machine so loaded that llvmpipe's rasterizer
+         * threads started the work late (a stamp point's begin is when they reached it: CI under
+         * TSan, 210 ms of GPU time in 788 ms of wall), measured again, as a disjoint one. */
+        if (wall >= 100000000u && gpu < wall / 2 && redone++ < 20) {
+            fprintf(stderr, "GPU time %.3f ms < half the wall %.3f ms, measured again\n",
+                    gpu / 1e6, wall / 1e6);
+            continue;
+        }
         if (wall >= 100000000u)
             break;
         quads *= 2;
