@@ -465,6 +465,8 @@ struct perfq_gl_layer_stats {
                                     * program thread that waited a frame's fence (closed at the
                                     * thread's exit): the only descriptors the layer keeps per
                                     * thread, so a test of fd growth counts them out */
+    uint64_t stamp_names_held;     /* stamp points' query names released and held until a later
+                                    * point completes (timer_points.c), all contexts */
 };
 PERFQ_GL_EXPORT void perfq_gl_layer_stats(struct perfq_gl_layer_stats *out);
 

@@ -844,6 +844,37 @@ static void test_cycles_without_growth(void **state)
 #endif
 }
 
+/* Intervals dropped unread, 20000 of them: on llvmpipe's stamp points a released name is held
+ * until a later point completes (timer_points.c), and nothing is read here, so only the layer's
+ * own bound (a point waited for past 4096 held names) keeps the names, and the driver's query
+ * objects, from growing with the run. */
+static void test_dropped_unread_bounded(void **state)
+{
+    (void)state;
+    struct perfq_gl_layer_stats before, after;
+    perfq_gl_layer_stats(&before);
+    uint64_t most = 0;
+    for (int i = 0; i < 20000; i++) {
+        GLuint q;
+        gl.glGenQueriesANGLE(1, &q);
+        gl.glBeginQueryANGLE(GL_TIME_ELAPSED_ANGLE, q);
+        gl.glEndQueryANGLE(GL_TIME_ELAPSED_ANGLE);
+        gl.glDeleteQueriesANGLE(1, &q);
+        if (i % 1000 == 999) {
+            perfq_gl_layer_stats(&after);
+            if (after.stamp_names_held > most)
+                most = after.stamp_names_held;
+        }
+    }
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    perfq_gl_layer_stats(&after);
+    printf("# 20000 intervals dropped unread: at most %llu stamp names held, %llu at the end\n",
+           (unsigned long long)most, (unsigned long long)after.stamp_names_held);
+    assert_true(most <= 4096 + 2);
+    assert_int_equal(after.timers, before.timers);
+    assert_int_equal(after.vqueries, before.vqueries);
+}
+
 /* Issue 15: "Are query objects shareable between multiple contexts? RESOLVED: No." A context in
  * the same share group sees none of another's names: not queries there, their results not
  * readable there, their active query not current there; it may use the same number for an object
@@ -955,6 +986,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_extension_strings, setup_each),
         cmocka_unit_test_setup(test_program_error_flag, setup_each),
         cmocka_unit_test_setup(test_cycles_without_growth, setup_each),
+        cmocka_unit_test_setup(test_dropped_unread_bounded, setup_each),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     glt_destroy(&T);

@@ -417,4 +417,5 @@ void perfq_gl_timer_stats(struct perfq_gl_layer_stats *out)
     out->fences_pending = atomic_load(&perfq_gl_fences_pending);
     out->timer_self_checks = atomic_load(&perfq_gl_timer_self_checks);
     out->thread_schedstat_fds = atomic_load(&perfq_gl_thread_schedstat_fds);
+    out->stamp_names_held = atomic_load(&perfq_gl_stamp_names_held);
 }

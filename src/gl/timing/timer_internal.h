@@ -128,6 +128,7 @@ struct perfq_gl_timer {
 /* timer_fence.c */
 extern atomic_ullong perfq_gl_fences_pending;   /* fences not yet stamped (diagnostics) */
 extern atomic_ullong perfq_gl_thread_schedstat_fds; /* kept per program thread (diagnostics) */
+extern atomic_ullong perfq_gl_stamp_names_held;     /* timer_points.c (diagnostics) */
 extern atomic_ullong perfq_gl_timer_self_checks; /* self-checks run, not answered by the cache */
 
 /* timer_verdict_cache.c: the self-check's verdict for this context's driver from earlier runs:

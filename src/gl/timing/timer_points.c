@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+atomic_ullong perfq_gl_stamp_names_held;
+
 /* A released name that a later completed point has made safe, or 0. */
 static GLuint take_released(struct perfq_gl_timer_state *s)
 {
@@ -34,6 +36,7 @@ static GLuint take_released(struct perfq_gl_timer_state *s)
         s->released[s->released_head].seq >= s->point_done_seq)
         return 0;
     GLuint q = s->released[s->released_head++].query;
+    atomic_fetch_sub(&perfq_gl_stamp_names_held, 1);
     if (s->released_head == s->n_released)
         s->released_head = s->n_released = 0;
     return q;
@@ -57,6 +60,7 @@ static int keep_released(struct perfq_gl_timer_state *s, GLuint query, uint64_t 
         s->released_cap = cap;
     }
     s->released[s->n_released++] = (struct perfq_gl_released_point){query, seq};
+    atomic_fetch_add(&perfq_gl_stamp_names_held, 1);
     return 1;
 }
 
@@ -118,6 +122,35 @@ perfq_status_t perfq_gl_point_result(struct perfq_gl_ctx *c, struct perfq_gl_poi
     return PERFQ_OK;
 }
 
+/* Released names beyond which a point is made and waited for, and the safe ones deleted down
+ * to the reuse reserve: a program that drops its queries unread (no later point is read) would
+ * otherwise make the list, and the driver's query objects, grow without end. */
+#define RELEASED_MAX 4096
+#define RELEASED_RESERVE 64
+
+static void sync_and_trim(struct perfq_gl_ctx *c)
+{
+    struct perfq_gl_timer_state *s = c->timer;
+    struct perfq_gl_point *q = perfq_gl_point_insert(c);
+    uint64_t v;
+    if (q) {
+        perfq_gl_point_result(c, q, 1, &v);     /* waited: every earlier name is safe */
+        if (!keep_released(s, q->query, q->seq)) {
+            perfq_gl_error_guard_begin(&c->pub);
+            perfq_gl_vq(c)->fn.del(1, &q->query);
+            perfq_gl_error_guard_end(&c->pub);
+        }
+        free(q);
+    }
+    perfq_gl_error_guard_begin(&c->pub);
+    while (s->n_released - s->released_head > RELEASED_RESERVE &&
+           s->released[s->released_head].seq < s->point_done_seq) {
+        perfq_gl_vq(c)->fn.del(1, &s->released[s->released_head++].query);
+        atomic_fetch_sub(&perfq_gl_stamp_names_held, 1);
+    }
+    perfq_gl_error_guard_end(&c->pub);
+}
+
 void perfq_gl_point_release(struct perfq_gl_ctx *c, struct perfq_gl_point *p, int gl_usable)
 {
     if (!p || --p->refs > 0)
@@ -125,8 +158,19 @@ void perfq_gl_point_release(struct perfq_gl_ctx *c, struct perfq_gl_point *p, in
     /* Kept for reuse once a later point has completed (above); where GL cannot be called
      * (another thread, the context gone) the name is left to the context. */
     struct perfq_gl_timer_state *s = c->timer;
-    if (gl_usable && p->query && s)
-        keep_released(s, p->query, p->seq);
+    if (gl_usable && p->query && s) {
+        if (!keep_released(s, p->query, p->seq)) {
+            /* Out of memory: a point waited for makes this name safe to delete now. */
+            sync_and_trim(c);
+            if (p->seq < s->point_done_seq) {
+                perfq_gl_error_guard_begin(&c->pub);
+                perfq_gl_vq(c)->fn.del(1, &p->query);
+                perfq_gl_error_guard_end(&c->pub);
+            }
+        } else if (s->n_released - s->released_head > RELEASED_MAX) {
+            sync_and_trim(c);
+        }
+    }
     free(p);
 }
 
@@ -143,6 +187,7 @@ void perfq_gl_points_free_names(struct perfq_gl_ctx *c, int gl_usable)
             perfq_gl_vq(c)->fn.del(1, &s->released[i].query);
         perfq_gl_error_guard_end(&c->pub);
     }
+    atomic_fetch_sub(&perfq_gl_stamp_names_held, s->n_released - s->released_head);
     free(s->released);
     s->released = NULL;
     s->n_released = s->released_head = s->released_cap = 0;
