@@ -255,9 +255,7 @@ struct perfq_gl_timer_state *perfq_gl_timer_state_make(struct perfq_gl_ctx *c)
             quirk = timer_quirks[i].reason;
 
     /* Stamp points are asked of quirk-table drivers only, or when forced. */
-    int stamps = (quirk || force) && perfq_gl_vq(c) && perfq_gl_vq(c)->fn.counter &&
-                 perfq_gl_vquery_target_supported(&c->pub, GL_TIME_ELAPSED) &&
-                 query_bits(c, GL_TIMESTAMP) >= 30;
+    int stamps = (quirk || force) && timer_queries && query_bits(c, GL_TIMESTAMP) >= 30;
     if (force && strcmp(force, "stamps") == 0 && stamps) {
         s->path = PERFQ_GL_TIMER_QUERY;
         s->elapsed_by_stamps = 1;
