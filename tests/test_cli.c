@@ -255,8 +255,11 @@ static void test_stat_table_to_file(void **state)
     assert_int_equal(r->status, 0);
     char buf[8192];
     read_report(path, buf, sizeof(buf));
-    assert_non_null(strstr(buf, "host/task-clock"));
-    assert_non_null(strstr(buf, "host/context-switches"));
+    /* CPU time, switches and faults from CMD's rusage (wait4), not perf's software events,
+     * which cost CMD at each of its context switches (cmd_stat.c). */
+    assert_non_null(strstr(buf, "rusage/user-time"));
+    assert_non_null(strstr(buf, "rusage/voluntary-context-switches"));
+    assert_null(strstr(buf, "host/"));
     assert_non_null(strstr(buf, "seconds time elapsed"));
     /* The default (issue 12): the layers' section; device counters only where NVML finds a
      * device, and nothing about them where it does not (no unavailable "nvml/..." rows). */
@@ -270,9 +273,86 @@ static void test_stat_table_to_file(void **state)
                                   NULL});
     assert_int_equal(r->status, 0);
     read_report(path, buf, sizeof(buf));
-    assert_non_null(strstr(buf, "host/task-clock"));
+    assert_non_null(strstr(buf, "rusage/user-time"));
     assert_null(strstr(buf, "Layers"));
     assert_null(strstr(buf, "nvml-gpu"));
+}
+
+/* The value of counter NAME in a perfq stat JSON report's "counters"; -1 when absent. */
+static double json_counter(json_object *root, const char *name)
+{
+    json_object *counters, *c, *f;
+    assert_true(json_object_object_get_ex(root, "counters", &counters));
+    for (size_t i = 0; i < json_object_array_length(counters); i++) {
+        c = json_object_array_get_idx(counters, i);
+        assert_true(json_object_object_get_ex(c, "name", &f));
+        if (strcmp(json_object_get_string(f), name) != 0)
+            continue;
+        assert_true(json_object_object_get_ex(c, "value", &f));
+        return json_object_get_double(f);
+    }
+    return -1;
+}
+
+/* The default rusage/... rows are CMD's (and its waited-for children's) accounting from wait4,
+ * the same numbers as the report's user_ns and system_ns; -I, which needs counts while CMD
+ * runs, has the perf software events instead, and refuses a rusage row named with -e. */
+static void test_stat_rusage_rows_from_wait4(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-rusage-XXXXXX";
+    close(mkstemp(path));
+    /* A child of CMD burns the CPU: CMD waits for it, so its time is CMD's rusage too. */
+    run_perfq(r, (const char *[]){"stat", "--json", "--no-layers", "--no-device", "-o", path,
+                                  "--", "sh", "-c",
+                                  "sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'; "
+                                  "exit 5", NULL});
+    assert_int_equal(r->status, 5);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
+    json_object *root = json_tokener_parse(report), *f;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "user_ns", &f));
+    double user_ns = (double)json_object_get_int64(f);
+    assert_true(json_object_object_get_ex(root, "system_ns", &f));
+    double system_ns = (double)json_object_get_int64(f);
+    print_message("rusage/user-time %.3f ms, system-time %.3f ms, minor faults %.0f\n",
+                  json_counter(root, "rusage/user-time") / 1e6,
+                  json_counter(root, "rusage/system-time") / 1e6,
+                  json_counter(root, "rusage/minor-faults"));
+    assert_true(user_ns > 10e6);   /* the grandchild's loop: 50-100 ms here */
+    assert_true(json_counter(root, "rusage/user-time") == user_ns);
+    assert_true(json_counter(root, "rusage/system-time") == system_ns);
+    assert_true(json_counter(root, "rusage/minor-faults") > 0);
+    assert_true(json_counter(root, "rusage/voluntary-context-switches") >= 1);   /* sh waited */
+    assert_true(json_counter(root, "rusage/involuntary-context-switches") >= 0);
+    assert_true(json_counter(root, "rusage/major-faults") >= 0);
+    assert_true(json_counter(root, "host/task-clock") < 0);
+    json_object_put(root);
+    /* Named with -e, beside a perf event: both counted. */
+    run_perfq(r, (const char *[]){"stat", "--json", "--no-layers", "-e",
+                                  "host/page-faults,rusage/max-rss", "-o", path, "--", "true",
+                                  NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, report, sizeof(report));
+    assert_non_null(root = json_tokener_parse(report));
+    assert_true(json_counter(root, "rusage/max-rss") > 100 * 1024);
+    assert_true(json_counter(root, "host/page-faults") > 0);
+    json_object_put(root);
+    /* -I: the software events by default; a rusage row named is refused before CMD runs. */
+    run_perfq(r, (const char *[]){"stat", "-I", "100", "--no-layers", "--no-device", "-o", path,
+                                  "--", "true", NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, report, sizeof(report));
+    assert_non_null(strstr(report, "host/task-clock"));
+    assert_null(strstr(report, "rusage/"));
+    run_perfq(r, (const char *[]){"stat", "-I", "100", "-e", "rusage/user-time", "--",
+                                  "sh", "-c", "echo ran", NULL});
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "not with -I"));
+    assert_null(strstr(r->out, "ran"));
+    unlink(path);
 }
 
 static void test_stat_signal_status(void **state)
@@ -284,7 +364,7 @@ static void test_stat_signal_status(void **state)
     /* A command that crashes (SIGSEGV, core dumps or not): its status, and the counts. */
     run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "ulimit -c 0; kill -SEGV $$", NULL});
     assert_int_equal(r->status, 128 + 11);
-    assert_non_null(strstr(r->err, "host/task-clock"));
+    assert_non_null(strstr(r->err, "rusage/user-time"));
     /* Killed by SIGKILL (which it cannot handle) after a child of its own ran. */
     run_perfq(r, (const char *[]){"stat", "--", "sh", "-c", "sleep 0.2 & wait; kill -KILL $$",
                                   NULL});
@@ -319,7 +399,8 @@ static void test_bad_arguments_exit_2(void **state)
     run_perfq(r, (const char *[]){"stat", "--device", "--no-device", "--", "true", NULL});
     assert_int_equal(r->status, 2);
     assert_non_null(strstr(r->err, "exclude each other"));
-    run_perfq(r, (const char *[]){"stat", "-e", "rusage/user-time", "--", "true", NULL});
+    /* A counter of perfq's own process only (rusage/... of CMD comes from wait4 instead). */
+    run_perfq(r, (const char *[]){"stat", "-e", "clock/process-cpu-time", "--", "true", NULL});
     assert_int_equal(r->status, 2);
     assert_non_null(strstr(r->err, "own process"));
     run_perfq(r, (const char *[]){"list", "--bogus", NULL});
@@ -753,7 +834,7 @@ static void test_stat_forwards_term_and_hup(void **state)
         char buf[8192];
         slurp(fd, buf, sizeof(buf));
         close(fd);
-        assert_non_null(strstr(buf, "host/task-clock"));
+        assert_non_null(strstr(buf, "rusage/user-time"));
         assert_non_null(strstr(buf, "seconds time elapsed"));
         unlink(table);
         unlink(ready);
@@ -818,6 +899,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_list_json_parses),
         cmocka_unit_test(test_stat_exit_status_and_child_cpu),
         cmocka_unit_test(test_stat_table_to_file),
+        cmocka_unit_test(test_stat_rusage_rows_from_wait4),
         cmocka_unit_test(test_stat_signal_status),
         cmocka_unit_test(test_stat_forwards_term_and_hup),
         cmocka_unit_test(test_bad_arguments_exit_2),

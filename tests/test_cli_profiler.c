@@ -785,7 +785,7 @@ static void csv_parses(void **state)
             kernels++;
             assert_int_equal(atoi(strchr(l + 14, ',') + 1), 3);
         }
-        counters += strncmp(l, "counter,host/task-clock,", 24) == 0;
+        counters += strncmp(l, "counter,rusage/user-time,", 25) == 0;
     }
     assert_int_equal(kernels, 3);
     assert_int_equal(counters, 1);

@@ -4,7 +4,7 @@
  * switches measurable where perf_event_open is refused. PERFQ_TARGET_SELF and
  * PERFQ_TARGET_PROCESS (both count the whole process: RUSAGE_SELF has no per-thread form here),
  * not PERFQ_TARGET_PID: the kernel offers no getrusage of another process (perfq stat takes
- * the child's from wait4 instead).
+ * the child's from wait4 instead, through perfq_rusage_counter_value: host_rusage.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 
 #include "core/provider.h"
 #include "providers/builtin_providers.h"
+#include "providers/host_rusage.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -56,22 +57,46 @@ static uint64_t tv_ns(struct timeval tv)
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
 }
 
+/* The fields of one rusage, plus a second one's where given (RUSAGE_CHILDREN: a level such as
+ * max-rss takes the larger). */
+static void fields_of(const struct rusage *a, const struct rusage *b, uint64_t *out)
+{
+    static const struct rusage none;
+    if (!b)
+        b = &none;
+    out[F_USER_TIME] = tv_ns(a->ru_utime) + tv_ns(b->ru_utime);
+    out[F_SYSTEM_TIME] = tv_ns(a->ru_stime) + tv_ns(b->ru_stime);
+    long rss = a->ru_maxrss > b->ru_maxrss ? a->ru_maxrss : b->ru_maxrss;
+    out[F_MAX_RSS] = (uint64_t)rss * 1024u;   /* Linux reports KiB */
+    out[F_MINOR_FAULTS] = (uint64_t)(a->ru_minflt + b->ru_minflt);
+    out[F_MAJOR_FAULTS] = (uint64_t)(a->ru_majflt + b->ru_majflt);
+    out[F_VOLUNTARY_SWITCHES] = (uint64_t)(a->ru_nvcsw + b->ru_nvcsw);
+    out[F_INVOLUNTARY_SWITCHES] = (uint64_t)(a->ru_nivcsw + b->ru_nivcsw);
+    out[F_BLOCK_INPUT] = (uint64_t)(a->ru_inblock + b->ru_inblock);
+    out[F_BLOCK_OUTPUT] = (uint64_t)(a->ru_oublock + b->ru_oublock);
+}
+
 static int read_fields(uint64_t *out)
 {
     struct rusage self, children;
     if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &children) != 0)
         return -1;
-    out[F_USER_TIME] = tv_ns(self.ru_utime) + tv_ns(children.ru_utime);
-    out[F_SYSTEM_TIME] = tv_ns(self.ru_stime) + tv_ns(children.ru_stime);
-    long rss = self.ru_maxrss > children.ru_maxrss ? self.ru_maxrss : children.ru_maxrss;
-    out[F_MAX_RSS] = (uint64_t)rss * 1024u;   /* Linux reports KiB */
-    out[F_MINOR_FAULTS] = (uint64_t)(self.ru_minflt + children.ru_minflt);
-    out[F_MAJOR_FAULTS] = (uint64_t)(self.ru_majflt + children.ru_majflt);
-    out[F_VOLUNTARY_SWITCHES] = (uint64_t)(self.ru_nvcsw + children.ru_nvcsw);
-    out[F_INVOLUNTARY_SWITCHES] = (uint64_t)(self.ru_nivcsw + children.ru_nivcsw);
-    out[F_BLOCK_INPUT] = (uint64_t)(self.ru_inblock + children.ru_inblock);
-    out[F_BLOCK_OUTPUT] = (uint64_t)(self.ru_oublock + children.ru_oublock);
+    fields_of(&self, &children, out);
     return 0;
+}
+
+int perfq_rusage_counter_value(const char *counter, const struct rusage *usage,
+                               uint64_t *value)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
+        if (strcmp(counters[i].name, counter) != 0)
+            continue;
+        uint64_t fields[F_COUNT];
+        fields_of(usage, NULL, fields);
+        *value = fields[counters[i].code];
+        return 0;
+    }
+    return -1;
 }
 
 static perfq_status_t rusage_probe(void *arg, void **state, char *reason, size_t size)

@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "providers/host_rusage.h"
 #include "stat_args.h"
 #include "stat_collect.h"
 #include "stat_device.h"
@@ -34,7 +35,26 @@
 
 #define MAX_EVENTS 256
 
+/* The default counters. CPU time, context switches and faults come from the kernel's own
+ * accounting of CMD, which perfq reads when it reaps CMD (wait4: the rusage/... rows), not
+ * from perf_event software events: an inherited perf event is switched out and in with each of
+ * CMD's threads at every context switch, which slowed the GL example by 3-4% on the 2-core VM
+ * (docs/perfq-stat.md, "The host counters"). The accounting is the same (the kernel's runtime
+ * and switch and fault counts of every thread of CMD and of the children it waited for);
+ * cpu-migrations has none and is counted when named (-e host/cpu-migrations). The PMU's events
+ * (host-hw) have no such other source: they are counted where a PMU exists. */
 static const char *const default_events[] = {
+    "rusage/user-time",    "rusage/system-time",
+    "rusage/voluntary-context-switches", "rusage/involuntary-context-switches",
+    "rusage/minor-faults", "rusage/major-faults",
+    "host-hw/cycles",      "host-hw/instructions",  "host-hw/branches",
+    "host-hw/branch-misses", "host-hw/cache-references", "host-hw/cache-misses",
+    "proc-io/read-bytes",  "proc-io/write-bytes",
+};
+
+/* With -I: each interval needs the counts while CMD runs, which wait4 gives only at its end, so
+ * the software events stand in for the rusage rows. */
+static const char *const default_interval_events[] = {
     "host/task-clock",     "host/context-switches", "host/cpu-migrations",
     "host/page-faults",    "host/minor-faults",     "host/major-faults",
     "host-hw/cycles",      "host-hw/instructions",  "host-hw/branches",
@@ -42,12 +62,15 @@ static const char *const default_events[] = {
     "proc-io/read-bytes",  "proc-io/write-bytes",
 };
 
+#define RUSAGE_GROUP "rusage/"
+
 struct stat_row {
     perfq_counter_info_t info;
     perfq_counter_id_t id;
     int measured;              /* index into the measurement, or -1 when unavailable */
     int device;                /* a device counter (nvml, gpm): no "CPUs utilized" */
     int explicit_name;         /* named with -e */
+    int from_wait4;            /* a rusage/... row: CMD's, from wait4 when perfq reaps it */
 };
 
 static volatile sig_atomic_t child_pid;
@@ -99,6 +122,8 @@ static int add_row(perfq_t *pq, struct stat_row *rows, size_t *n, const char *na
     r->id = id;
     r->measured = -1;
     r->explicit_name = explicit_name;
+    r->from_wait4 = r->info.available &&
+                    strncmp(r->info.full_name, RUSAGE_GROUP, strlen(RUSAGE_GROUP)) == 0;
     return 0;
 }
 
@@ -113,7 +138,8 @@ static int drop_own_process_only(perfq_t *pq, struct stat_row *rows, size_t *n)
 {
     int dropped = 0;
     for (size_t i = 0; i < *n;) {
-        if (!rows[i].info.available || rows[i].device || cli_counts_other_process(pq, rows[i].id)) {
+        if (!rows[i].info.available || rows[i].device || rows[i].from_wait4 ||
+            cli_counts_other_process(pq, rows[i].id)) {
             i++;
             continue;
         }
@@ -127,14 +153,15 @@ static int drop_own_process_only(perfq_t *pq, struct stat_row *rows, size_t *n)
     return dropped;
 }
 
-/* The available rows' ids and infos, in order; each row's index among them. */
+/* The available rows' ids and infos, in order; each row's index among them. The rows from
+ * wait4 are not measured: add_wait4_results gives them theirs. */
 static size_t measured_ids(struct stat_row *rows, size_t n, perfq_counter_id_t *ids,
                            perfq_counter_info_t *infos)
 {
     size_t measured = 0;
     for (size_t i = 0; i < n; i++) {
         rows[i].measured = -1;
-        if (rows[i].info.available) {
+        if (rows[i].info.available && !rows[i].from_wait4) {
             rows[i].measured = (int)measured;
             infos[measured] = rows[i].info;
             ids[measured++] = rows[i].id;
@@ -196,8 +223,12 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
     *n = 0;
     int device_now = o->interval_ms && want_device(o);
     if (!o->events) {
-        for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
-            if (add_row(pq, rows, n, default_events[i], 0))
+        const char *const *names = o->interval_ms ? default_interval_events : default_events;
+        size_t count = o->interval_ms
+                           ? sizeof(default_interval_events) / sizeof(default_interval_events[0])
+                           : sizeof(default_events) / sizeof(default_events[0]);
+        for (size_t i = 0; i < count; i++)
+            if (add_row(pq, rows, n, names[i], 0))
                 return -1;
         return device_now ? add_device_rows(pq, rows, n, o->device == STAT_DEVICE_ON) : 0;
     }
@@ -209,6 +240,14 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
          tok = strtok_r(NULL, ",", &save))
         rc = add_row(pq, rows, n, tok, 1);
     free(list);
+    for (size_t i = 0; i < *n && !rc && o->interval_ms; i++) {
+        if (!rows[i].from_wait4)
+            continue;
+        fprintf(stderr, "perfq stat: '%s' is CMD's rusage, which the kernel gives when CMD is "
+                "reaped: not with -I (host/... counts the same by interval)\n",
+                rows[i].info.full_name);
+        rc = -1;
+    }
     if (!rc && device_now)
         rc = add_device_rows(pq, rows, n, 1);
     if (!rc && *n == 0 && !want_device(o)) {
@@ -290,7 +329,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
             if (repeated)
                 fprintf(out, "   %18s  %-8s %s\n", "<not supported>", "", ci->full_name);
             else
-                fprintf(out, "   %18s  %-8s %-30s (%s)\n", "<not supported>", "",
+                fprintf(out, "   %18s  %-8s %-35s (%s)\n", "<not supported>", "",
                         ci->full_name, ci->unavailable_reason);
             last_reason = ci->unavailable_reason;
             continue;
@@ -305,7 +344,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
         if (ci->unit == PERFQ_UNIT_NANOSECONDS) {
             int cpus = ci->intel_type == PERFQ_INTEL_DURATION_RAW && r->elapsed_ns &&
                        !rows[i].device;
-            fprintf(out, "   %18.2f  %-8s %-*s", value / 1e6, "msec", cpus || scaled ? 30 : 0,
+            fprintf(out, "   %18.2f  %-8s %-*s", value / 1e6, "msec", cpus || scaled ? 35 : 0,
                     ci->full_name);
             if (cpus)
                 fprintf(out, " # %10.3f CPUs utilized", value / (double)r->elapsed_ns);
@@ -315,7 +354,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
                     ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
                     scaled ? 30 : 0, ci->full_name);
         } else {
-            fprintf(out, "   %18.0f  %-8s %-30s #", value,
+            fprintf(out, "   %18.0f  %-8s %-35s #", value,
                     ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
                     ci->full_name);
             double rate = seconds > 0 ? value / seconds : 0;
@@ -431,6 +470,25 @@ static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
     }
     if (collect)
         stat_collect_print_csv(collect, out);
+}
+
+/* The rusage/... rows: CMD's, from the rusage wait4 gave when perfq reaped it (CMD and the
+ * children it waited for), after the measured values. Returns the values' count after them. */
+static size_t add_wait4_results(struct stat_row *rows, size_t n, size_t measured,
+                                perfq_value_t *values, const struct child_result *r)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t value;
+        if (!rows[i].from_wait4 ||
+            perfq_rusage_counter_value(rows[i].info.name, &r->usage, &value) != 0)
+            continue;
+        perfq_value_t *v = &values[measured];
+        memset(v, 0, sizeof(*v));
+        v->v.u64 = value;
+        v->time_enabled = v->time_running = r->elapsed_ns;   /* counted all along */
+        rows[i].measured = (int)measured++;
+    }
+    return measured;
 }
 
 /* The thread's device counters become rows after the others (values after theirs). */
@@ -585,6 +643,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     perfq_measurement_destroy(&m);
+    measured = add_wait4_results(rows, n, measured, values, r);
     add_device_results(pq, device, rows, n_rows, measured, values, t0, r);
     if (stat_device_must_leave(device))
         r->device = device;   /* cmd_stat leaves without closing it */
