@@ -184,6 +184,11 @@ _Static_assert(sizeof(struct perfq_stat_slot) == 160, "slots of 16-byte multiple
 #define PERFQ_STAT_RING_SLOTS 32768u
 #define PERFQ_STAT_RING_MAX_SLOTS (1u << 20)
 #define PERFQ_STAT_DRAIN_MS 20
+
+/* The most frames of one GL context whose FRAME_GPU record may still come: the GL layer reads a
+ * frame's results at most this many swaps after it (src/gl/stat/stat_frames.c), and perfq
+ * record holds each context's pending frame starts for as many (record_timeline.c). */
+#define PERFQ_STAT_GL_FRAMES_IN_FLIGHT 128u
 /* While CMD runs, how long a reserved slot is waited for before it is given up. */
 #define PERFQ_STAT_RING_STUCK_NS 500000000u
 

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stat_channel.h"
 #include "stat_collect.h"
 
 #define DEVICE_PID 0x40000000u
@@ -45,7 +46,9 @@ struct device {
     int is_cl;
 };
 
-#define PENDING_STARTS 16   /* more than the 8 frames the GL layer keeps waiting for results */
+/* At least the frames the GL layer keeps waiting for results (a power of two) */
+#define PENDING_STARTS 256
+_Static_assert(PENDING_STARTS >= PERFQ_STAT_GL_FRAMES_IN_FLIGHT, "a start for every frame in flight");
 /* OpenCL enqueue calls whose command has not come, over all queues: 1 MiB. Calls past it do
  * not hold the window (their commands may then be written out of order, counted). */
 #define MAX_CL_WAITS 65536
@@ -71,8 +74,9 @@ struct gpu_track {
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
     int draws_named;            /* GL: its draws' track (tid + MAX_GPU_TRACKS) is named */
     uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
-    /* GL: frames whose GPU record has not come yet (the layer reads results up to 8 frames
-     * later): their starts, by frame index modulo PENDING_STARTS. */
+    /* GL: frames whose GPU record has not come yet (the layer reads results up to
+     * PERFQ_STAT_GL_FRAMES_IN_FLIGHT frames later): their starts, by frame index modulo
+     * PENDING_STARTS. */
     uint64_t frames_sent, gpu_done;
     uint64_t pending_start[PENDING_STARTS];
     /* OpenCL: the calls whose command has not come, oldest first: a ring of waits_cap (a power

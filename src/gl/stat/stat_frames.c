@@ -21,15 +21,17 @@
  *  - ended frames wait in a ring of RING; on the fence path, results of frames ended at
  *    earlier swaps are read without waiting, oldest first (the timer first, then the statistics
  *    without asking their availability), and sent as FRAME_PIPELINE (at a span's last frame)
- *    and FRAME_GPU records; when the ring is full the swap waits for the oldest. On the query
- *    path nothing is asked: only a full ring reads (asking costs the NVIDIA driver more than
- *    the read, see swap()).
+ *    and FRAME_GPU records; the swap waits for the oldest once 8 frames ended after it and it
+ *    is 4 ms old, or the ring is full (frames_in_flight.h). On the query path nothing is asked:
+ *    only those reads are made (asking costs the NVIDIA driver more than the read, see
+ *    swap()).
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; so they are
  * at a release (eglMakeCurrent(NONE) first, as most programs do: `leave`), where the span open
  * since the last swap also ends if the program drew nothing since that swap. A program that
- * exits with its context current, or draws after its last swap, leaves the last frames (at
- * most RING) with only their FRAME record (counted, with CPU time, without GPU results) and
+ * exits with its context current, or draws after its last swap, leaves the last frames (8,
+ * or those of its last 4 ms if more, at most RING) with only their FRAME record (counted,
+ * with CPU time, without GPU results) and
  * the open span without statistics (what follows the last swap is no frame).
  *
  * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
@@ -48,9 +50,10 @@
 #include <string.h>
 
 #include "core/stat_channel.h"
+#include "gl/stat/frames_in_flight.h"
 #include "gl/stat/stat_clock.h"
 
-#define RING 8
+#define RING PERFQ_STAT_GL_FRAMES_IN_FLIGHT   /* frames_in_flight.h: when one is read */
 #define CORRELATE_EVERY 64
 #define NSTATS PERFQ_STAT_PIPE_COUNT
 
@@ -69,6 +72,7 @@ struct pending {
     struct perfq_gl_vquery *stats[NSTATS];  /* the span that ended with this frame, if any */
     uint64_t span_frames;                 /* its frames (0: the span goes on after this frame) */
     uint64_t index;
+    uint64_t swap_ns;                     /* CPU time of its swap */
 };
 
 struct stat_ctx {
@@ -279,14 +283,16 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
         perfq_stat_clock_correlate(&s->clock, ctx);
-    if (s->count == RING)
-        drain_one(ctx, s, 1);
-    /* On the query path nothing is asked: a full ring reads its oldest (above), 8 frames after
-     * its end. On the NVIDIA driver (H200, docs/gl-layer-performance.md "The frame's timer:
-     * query buffer objects and the reads") the first question about a frame's query costs 2.9
-     * us when the answer is no, about once a frame (it seems to submit the frame's commands),
-     * and the waited read of a frame 8 swaps old 1.7 us: 1.2 us a frame less. A full ring
-     * waited for its oldest before too, so a program whose GPU is 8 frames behind waits as
+    while (s->count && perfq_gl_frames_read_oldest(s->count, now - s->ring[s->head].swap_ns))
+        if (!drain_one(ctx, s, 1))
+            break;
+    /* On the query path nothing is asked: the oldest frame is read (above) once 8 frames ended
+     * after it and it ended 4 ms ago, or 128 frames after its end (frames_in_flight.h). On the
+     * NVIDIA driver (H200, docs/gl-layer-performance.md "The frame's timer: query buffer
+     * objects and the reads") the first question about a frame's query costs 2.9 us when the
+     * answer is no, about once a frame (it seems to submit the frame's commands), and the
+     * waited read of a frame 8 swaps old 1.7 us: 1.2 us a frame less; a frame 128 swaps old
+     * is done, and its read costs 0.16 us. A program whose GPU is 8 frames behind waits as
      * before, no sooner. On the fence path, frames ended at earlier swaps only: their commands
      * went to the driver with those swaps. Asking about the frame just ended (nothing of it can
      * be ready yet) would make a driver flush there (Mesa's llvmpipe: a second scene a frame,
@@ -297,6 +303,7 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     struct pending *p = &s->ring[(s->head + s->count) % RING];
     p->timer = s->timer;
     p->stamp = stamp;
+    p->swap_ns = now;
     if (span_ends) {
         memcpy(p->stats, s->stats, sizeof(p->stats));
         p->span_frames = s->span_frames;
