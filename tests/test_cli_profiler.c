@@ -515,6 +515,24 @@ static void gl_glx_frames(void **state)
         json_object_put(j);
         free(report);
     }
+    /* A program that exits with its context current (no release): the layer reads the frames
+     * still pending at the exit (contexts/context.c, leave_at_exit), so every frame has its GPU
+     * time and statistics; without that, the last 8 (or those of the last 4 ms) had none. 300
+     * frames: more than the frames of 4 ms, on the stamp points of the default path. */
+    char *report;
+    int rc = run_perfq((const char *[]){"--stats-span", "0", "--json", "--", glx_frames_path,
+                                        "300", "exit", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 300);
+    printf("# exit with the context current: %lld of 300 frames with GPU time\n",
+           (long long)get_int(j, "frames.with_gpu_time"));
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 300);
+    assert_int_equal(get_int(j, "frames.pipeline.vertices.count"), 300);
+    assert_int_equal(get_int(j, "frames.pipeline.vertices.min"), 6);
+    json_object_put(j);
+    free(report);
 }
 
 static void gl_stats_spans(void **state)

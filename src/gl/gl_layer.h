@@ -251,7 +251,10 @@ struct perfq_gl_observers {
     /* The context is about to stop being current on this thread (eglMakeCurrent,
      * glXMakeCurrent, glXMakeContextCurrent to another context or none, eglReleaseThread),
      * still current and usable: `released` is nonzero when no context follows on the thread
-     * (a release, the usual step before eglDestroyContext). The switch may still fail. */
+     * (a release, the usual step before eglDestroyContext). The switch may still fail. Also
+     * called, with `released` set, when the process exits (exit(), or a return from main)
+     * with the context still current on the exiting thread: then it stays current, and the
+     * drivers' own exit handlers have not run yet (contexts/context.c, leave_at_exit). */
     void (*leave)(struct perfq_gl_context *ctx, void *data, int released);
 };
 

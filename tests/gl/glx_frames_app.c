@@ -5,6 +5,8 @@
  * frame a clear and 2 triangles (glDrawArrays(GL_TRIANGLES, 0, 6) from a client-side array, all
  * inside the viewport), then the swap; at the end the context is released before it is
  * destroyed, as most programs do (the layer reads the last frames there).
+ * gl-glx-frames N exit: the same frames, then exit(0) with the context still current (no
+ * release, no destroy), as many programs end (the layer reads the last frames at the exit).
  * Exit 0: rendered; 1: a GL or GLX failure; 77: no X display, pbuffer config or context.
  */
 #include <GL/gl.h>
@@ -12,14 +14,16 @@
 #include <X11/Xlib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "glx_test.h"
 
 int main(int argc, char **argv)
 {
     long frames = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
-    if (frames < 1 || frames > 1000000) {
-        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000)]\n", argv[0]);
+    int exit_current = argc > 2 && strcmp(argv[2], "exit") == 0;
+    if (frames < 1 || frames > 1000000 || (argc > 2 && !exit_current)) {
+        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000) [exit]]\n", argv[0]);
         return 1;
     }
     struct glxt t;
@@ -42,6 +46,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gl-glx-frames: GL error 0x%x\n", e);
         return 1;
     }
+    if (exit_current)
+        exit(0);
     if (!glXMakeContextCurrent(t.dpy, None, None, NULL)) {
         fprintf(stderr, "gl-glx-frames: the release failed\n");
         return 1;

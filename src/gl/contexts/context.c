@@ -229,6 +229,25 @@ void perfq_gl_context_before_switch(void *new_handle)
     }
 }
 
+/* The process exits (exit(), or a return from main) with a context still current on the
+ * exiting thread: the front ends' leave observers run as at a release (perfq stat reads the
+ * frames still pending), and the context stays current. Registered with atexit at the first
+ * make-current, after the drivers' own exit handlers (registered at their display's
+ * initialisation), so it runs before those: GL is still usable. Never for _exit, a signal, or
+ * a context current on another thread than the one that exits. */
+static void leave_at_exit(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized)
+        perfq_gl_observe_leave(c, 1);
+}
+
+static void register_leave_at_exit(void)
+{
+    if (perfq_gl_observe_leave_wanted())
+        atexit(leave_at_exit);
+}
+
 void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display)
 {
     struct perfq_gl_ctx *old = perfq_gl_tls_current;
@@ -261,6 +280,10 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
         initialize(new_ctx);
     else if (new_ctx && !new_ctx->finalized && perfq_gl_context_services.vq_resume)
         perfq_gl_context_services.vq_resume(new_ctx);
+    if (new_ctx) {
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
+        pthread_once(&once, register_leave_at_exit);
+    }
 }
 
 void perfq_gl_context_switch_failed(void)

@@ -279,6 +279,15 @@ void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask)
     }
 }
 
+int perfq_gl_observe_leave_wanted(void)
+{
+    int n = perfq_gl_frontend_count();
+    for (int i = 0; i < n; i++)
+        if (frontends[i]->observers && frontends[i]->observers->leave)
+            return 1;
+    return 0;
+}
+
 void perfq_gl_observe_leave(struct perfq_gl_ctx *c, int released)
 {
     int n = perfq_gl_frontend_count();

@@ -273,6 +273,8 @@ void perfq_gl_observe_swap(struct perfq_gl_ctx *c);
 /* Before the context leaves this thread (perfq_gl_context_before_switch), GL usable; rare, so
  * no observe flag: every front end with a leave observer is called. */
 void perfq_gl_observe_leave(struct perfq_gl_ctx *c, int released);
+/* Whether a registered front end has a leave observer. */
+int perfq_gl_observe_leave_wanted(void);
 
 /* share_group.c */
 struct perfq_gl_share_group *perfq_gl_share_group_new(void);

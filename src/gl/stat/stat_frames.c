@@ -28,11 +28,13 @@
  * A frame whose timer says disjoint is sent without GPU time (never an untrustworthy number).
  * At context destruction with the context current, pending frames are waited for; so they are
  * at a release (eglMakeCurrent(NONE) first, as most programs do: `leave`), where the span open
- * since the last swap also ends if the program drew nothing since that swap. A program that
- * exits with its context current, or draws after its last swap, leaves the last frames (8,
- * or those of its last 4 ms if more, at most RING) with only their FRAME record (counted,
- * with CPU time, without GPU results) and
- * the open span without statistics (what follows the last swap is no frame).
+ * since the last swap also ends if the program drew nothing since that swap, and at the
+ * process's exit with the context still current on the exiting thread (`leave` again, from
+ * the layer's exit handler). A program that ends otherwise (_exit, a signal, its context
+ * current on another thread), or draws after its last swap, leaves the last frames (8, or
+ * those of its last 4 ms if more, at most RING) with only their FRAME record (counted, with
+ * CPU time, without GPU results) and the open span without statistics (what follows the last
+ * swap is no frame).
  *
  * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
  * (renderer, timer path, clock error) and, per frame, a GPU stamp after the frame's last command
