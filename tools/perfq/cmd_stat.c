@@ -352,7 +352,7 @@ static void print_table(FILE *out, const struct stat_options *o, const struct st
             /* A level or a mean (power, clocks, utilisation): no rate per second. */
             fprintf(out, "   %18.0f  %-8s %-*s", value,
                     ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
-                    scaled ? 30 : 0, ci->full_name);
+                    scaled ? 35 : 0, ci->full_name);
         } else {
             fprintf(out, "   %18.0f  %-8s %-35s #", value,
                     ci->unit == PERFQ_UNIT_GENERIC ? "" : perfq_unit_name(ci->unit),
