@@ -43,24 +43,27 @@
  * and switch and fault counts of every thread of CMD and of the children it waited for);
  * cpu-migrations has none and is counted when named (-e host/cpu-migrations). The PMU's events
  * (host-hw) have no such other source: they are counted where a PMU exists. */
-static const char *const default_events[] = {
+static const char *const default_cpu_events[] = {
     "rusage/user-time",    "rusage/system-time",
     "rusage/voluntary-context-switches", "rusage/involuntary-context-switches",
     "rusage/minor-faults", "rusage/major-faults",
+};
+
+/* With -I: each interval needs the counts while CMD runs, which wait4 gives only at its end, so
+ * the software events stand in for the rusage rows. */
+static const char *const default_interval_cpu_events[] = {
+    "host/task-clock",     "host/context-switches", "host/cpu-migrations",
+    "host/page-faults",    "host/minor-faults",     "host/major-faults",
+};
+
+/* After those, with or without -I. */
+static const char *const default_other_events[] = {
     "host-hw/cycles",      "host-hw/instructions",  "host-hw/branches",
     "host-hw/branch-misses", "host-hw/cache-references", "host-hw/cache-misses",
     "proc-io/read-bytes",  "proc-io/write-bytes",
 };
 
-/* With -I: each interval needs the counts while CMD runs, which wait4 gives only at its end, so
- * the software events stand in for the rusage rows. */
-static const char *const default_interval_events[] = {
-    "host/task-clock",     "host/context-switches", "host/cpu-migrations",
-    "host/page-faults",    "host/minor-faults",     "host/major-faults",
-    "host-hw/cycles",      "host-hw/instructions",  "host-hw/branches",
-    "host-hw/branch-misses", "host-hw/cache-references", "host-hw/cache-misses",
-    "proc-io/read-bytes",  "proc-io/write-bytes",
-};
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define RUSAGE_GROUP "rusage/"
 
@@ -223,12 +226,15 @@ static int select_rows(perfq_t *pq, const struct stat_options *o, struct stat_ro
     *n = 0;
     int device_now = o->interval_ms && want_device(o);
     if (!o->events) {
-        const char *const *names = o->interval_ms ? default_interval_events : default_events;
-        size_t count = o->interval_ms
-                           ? sizeof(default_interval_events) / sizeof(default_interval_events[0])
-                           : sizeof(default_events) / sizeof(default_events[0]);
-        for (size_t i = 0; i < count; i++)
-            if (add_row(pq, rows, n, names[i], 0))
+        const char *const *cpu = o->interval_ms ? default_interval_cpu_events
+                                                : default_cpu_events;
+        size_t n_cpu = o->interval_ms ? ARRAY_SIZE(default_interval_cpu_events)
+                                      : ARRAY_SIZE(default_cpu_events);
+        for (size_t i = 0; i < n_cpu; i++)
+            if (add_row(pq, rows, n, cpu[i], 0))
+                return -1;
+        for (size_t i = 0; i < ARRAY_SIZE(default_other_events); i++)
+            if (add_row(pq, rows, n, default_other_events[i], 0))
                 return -1;
         return device_now ? add_device_rows(pq, rows, n, o->device == STAT_DEVICE_ON) : 0;
     }

@@ -276,13 +276,12 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
         finalize(old, 0);   /* it is current nowhere now: GL not usable */
         free_context(old);
     }
-    if (new_ctx && !new_ctx->initialized)
-        initialize(new_ctx);
-    else if (new_ctx && !new_ctx->finalized && perfq_gl_context_services.vq_resume)
-        perfq_gl_context_services.vq_resume(new_ctx);
-    if (new_ctx) {
+    if (new_ctx && !new_ctx->initialized) {
         static pthread_once_t once = PTHREAD_ONCE_INIT;
+        initialize(new_ctx);
         pthread_once(&once, register_leave_at_exit);
+    } else if (new_ctx && !new_ctx->finalized && perfq_gl_context_services.vq_resume) {
+        perfq_gl_context_services.vq_resume(new_ctx);
     }
 }
 
