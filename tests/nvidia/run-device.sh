@@ -11,6 +11,8 @@
 # those out; LOG_DIR=DIR keeps each step's whole output there (the console gets its last 40 lines).
 build=${1:-build}
 passed=0 failed=0 skipped=0
+# A LOG_DIR that does not exist yet is made (tee would fail on every step and keep no log).
+[ -n "${LOG_DIR:-}" ] && mkdir -p "$LOG_DIR"
 # The carried libraries perfq serve opens (libmicrohttpd and what it needs), after the system's.
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$build")/lib
 step() {   # name, command...
