@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -565,6 +566,100 @@ static void test_run_replaces_layerless_loader(void **state)
     assert_non_null(strstr(r->err, "ignores OPENCL_LAYERS"));
 }
 
+/* perfq finds the loader a command would get in LD_LIBRARY_PATH's folders, in their order,
+ * without loading it (layers.c, library_path_loader), and leaves what it cannot tell to the
+ * dynamic loader: a folder whose libOpenCL.so.1 is no ELF or one of the other word size, one
+ * with a hardware-capability subfolder. Each case names the loader
+ * in the run's warning as the dynamic loader would have found it, or nothing where the dynamic
+ * loader finds none. */
+static void test_loader_found_in_library_path_order(void **state)
+{
+    (void)state;
+    static const char system_dir[] = "/usr/lib/x86_64-linux-gnu";
+    if (access("/usr/lib/x86_64-linux-gnu/libOpenCL.so.1", R_OK) != 0) {
+        assert_true(test_may_lack("ocl-icd"));   /* the loader that reads OPENCL_LAYERS */
+        return;
+    }
+    char fake[512], junk[] = "/tmp/perfq-junk-loader-XXXXXX", hw[] = "/tmp/perfq-hwcaps-XXXXXX";
+    snprintf(fake, sizeof(fake), "%s", fake_loader_path);
+    *strrchr(fake, '/') = '\0';
+    assert_non_null(mkdtemp(junk));
+    assert_non_null(mkdtemp(hw));
+    char path[1024], sub[1100];
+    snprintf(sub, sizeof(sub), "%s/libOpenCL.so.1", junk);
+    FILE *f = fopen(sub, "w");
+    assert_non_null(f);
+    fputs("not a shared object\n", f);
+    fclose(f);
+    snprintf(sub, sizeof(sub), "%s/glibc-hwcaps", hw);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    /* The fake loader with its ELF class byte flipped to 32-bit: the dynamic loader skips a
+     * library of the other word size and searches on. */
+    char other[] = "/tmp/perfq-elf32-XXXXXX";
+    assert_non_null(mkdtemp(other));
+    {
+        FILE *in = fopen(fake_loader_path, "rb");
+        snprintf(sub, sizeof(sub), "%s/libOpenCL.so.1", other);
+        FILE *out = fopen(sub, "wb");
+        assert_non_null(in);
+        assert_non_null(out);
+        char buf[4096];
+        size_t n, at = 0;
+        while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+            if (at == 0 && n > 4)
+                buf[4] = 1;   /* e_ident[EI_CLASS] = ELFCLASS32 */
+            assert_int_equal(fwrite(buf, 1, n, out), n);
+            at += n;
+        }
+        fclose(in);
+        assert_int_equal(fclose(out), 0);
+    }
+    char layers[64];
+    fake_layer_dir(layers, sizeof(layers), "/tmp/perfq-layers5-XXXXXX");
+    setenv("PERFQ_LAYER_DIR", layers, 1);
+    unsetenv("LD_PRELOAD");
+    static const struct {
+        const char *fmt;
+        int fake_first;   /* the fake (layer-less) loader is the one found */
+    } cases[] = {
+        {"%2$s", 1},                        /* the fake alone */
+        {"/nonexistent-perfq:%2$s", 1},     /* a missing folder first */
+        {"%3$s:%2$s", 0},                   /* the system's ocl-icd first: no warning */
+        {"%2$s:%3$s", 1},                   /* the fake first */
+        /* A file that is no ELF first: the dynamic loader stops there (the command's own load
+         * of libOpenCL.so.1 would fail too), so no loader is known and nothing is said. */
+        {"%1$s:%2$s", 0},
+        {"%4$s:%2$s", 1},                   /* a folder with glibc-hwcaps first */
+        {"%5$s:%2$s", 1},                   /* an ELF of the other word size first: skipped */
+    };
+    char expect[600];
+    snprintf(expect, sizeof(expect), "the OpenCL loader %s/libOpenCL.so.1 ignores", fake);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(path, sizeof(path), cases[i].fmt, junk, fake, system_dir, hw, other);
+        setenv("LD_LIBRARY_PATH", path, 1);
+        struct run_result *r = result();
+        run_perfq(r, (const char *[]){"run", "--", "true", NULL});
+        unsetenv("LD_LIBRARY_PATH");
+        if (r->status != 0 || (strstr(r->err, expect) != NULL) != cases[i].fake_first)
+            print_message("LD_LIBRARY_PATH=%s: status %d, stderr: %s\n", path, r->status, r->err);
+        assert_int_equal(r->status, 0);
+        assert_int_equal(strstr(r->err, expect) != NULL, cases[i].fake_first);
+        if (!cases[i].fake_first)
+            assert_null(strstr(r->err, "ignores OPENCL_LAYERS"));
+    }
+    default_layer_dir();
+    remove_fake_layer_dir(layers);
+    snprintf(sub, sizeof(sub), "%s/libOpenCL.so.1", junk);
+    unlink(sub);
+    rmdir(junk);
+    snprintf(sub, sizeof(sub), "%s/glibc-hwcaps", hw);
+    rmdir(sub);
+    rmdir(hw);
+    snprintf(sub, sizeof(sub), "%s/libOpenCL.so.1", other);
+    unlink(sub);
+    rmdir(other);
+}
+
 /* What cl-platforms prints, run bare with the current environment. */
 static void platforms_bare(char *out, size_t size)
 {
@@ -907,6 +1002,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_execs_with_status),
         cmocka_unit_test(test_run_injects_layers),
         cmocka_unit_test(test_run_replaces_layerless_loader),
+        cmocka_unit_test(test_loader_found_in_library_path_order),
         cmocka_unit_test(test_run_keeps_platform_order),
         cmocka_unit_test(test_output_write_errors),
         cmocka_unit_test(test_output_file_not_inherited),

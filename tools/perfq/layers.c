@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -154,12 +155,80 @@ static int cached_loader(char *out, size_t size)
     return cli_linker_cache("libOpenCL.so.1", out, size) == 1 && out[0] == '/' ? 0 : -1;
 }
 
+#if defined(__x86_64__)
+#define LOADER_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define LOADER_ELF_MACHINE EM_AARCH64
+#endif
+
+/* Is the file at path a shared object the dynamic loader would take for this process (an ELF
+ * of this machine and word size)? 1 yes, 0 no (absent), -1 cannot tell (unreadable, another
+ * machine: the loader would skip it and search on). */
+static int loader_file_fits(const char *path)
+{
+#ifdef LOADER_ELF_MACHINE
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    ElfW(Ehdr) h;
+    ssize_t n = pread(fd, &h, sizeof h, 0);
+    close(fd);
+    return n == (ssize_t)sizeof h && memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 &&
+           h.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+           h.e_type == ET_DYN && h.e_machine == LOADER_ELF_MACHINE ? 1 : -1;
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+/* The libOpenCL.so.1 in LD_LIBRARY_PATH's folders, in order, found as the dynamic loader finds
+ * it but without loading it (the dlopen and dlclose of CUDA's loader cost 0.21-0.23 ms of each
+ * perfq run on the H200: docs/perfq-stat.md, "The slowdown, where it stands"). 1 with its path
+ * in out; 0 when no folder has it (the linker cache is next); -1 when only the dynamic loader
+ * can tell: an entry that is empty, relative or holds a $-token, a folder with a hardware
+ * capability subfolder (glibc-hwcaps, or the legacy ones glibc searched before 2.37), a file
+ * that is not a shared object of this machine. */
+static int library_path_loader(const char *path, char *out, size_t size)
+{
+    static const char soname[] = "libOpenCL.so.1";
+    static const char *const subdirs[] = {"glibc-hwcaps", "tls", "haswell", "xeon_phi",
+                                          "x86_64", "avx512_1", "aarch64", "i686", "sse2"};
+    const char *at = path;
+    for (;;) {
+        size_t len = strcspn(at, ":;");
+        if (len == 0 || at[0] != '/' || memchr(at, '$', len) || len >= PATH_MAX)
+            return -1;
+        char dir[PATH_MAX], file[PATH_MAX + 64];
+        memcpy(dir, at, len);
+        dir[len] = '\0';
+        for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+            struct stat st;
+            snprintf(file, sizeof(file), "%s/%s", dir, subdirs[i]);
+            if (stat(file, &st) == 0 && S_ISDIR(st.st_mode))
+                return -1;
+        }
+        snprintf(file, sizeof(file), "%s/%s", dir, soname);
+        int fits = loader_file_fits(file);
+        if (fits != 0) {
+            if (fits < 0 || snprintf(out, size, "%s", file) >= (int)size)
+                return -1;
+            return 1;
+        }
+        if (!at[len])
+            return 0;
+        at += len + 1;
+    }
+}
+
 /* The libOpenCL.so.1 a command started with this environment would load (resolved the same
- * way, through this process's LD_LIBRARY_PATH and the linker cache). */
+ * way, through this process's LD_LIBRARY_PATH and the linker cache; the dynamic loader itself
+ * where those cannot tell). */
 static int resolve_loader(char *out, size_t size)
 {
     const char *path = getenv("LD_LIBRARY_PATH");
-    if ((!path || !*path) && cached_loader(out, size) == 0)
+    int in_path = path && *path ? library_path_loader(path, out, size) : 0;
+    if (in_path == 1 || (in_path == 0 && cached_loader(out, size) == 0))
         return 0;
     void *h = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!h)
