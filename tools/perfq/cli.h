@@ -32,6 +32,11 @@ int layers_inject(int verbose);
  * exactly one for this ABI, 0 when it has none, -1 when it cannot tell (layers.c). */
 int cli_linker_cache(const char *soname, char *out, size_t size);
 
+/* soname in LD_LIBRARY_PATH's folders, as the dynamic loader would find it, without loading it:
+ * 1 with its path in out, 0 when none of them has it (or the variable is unset), -1 when only
+ * the dynamic loader can tell (layers.c). */
+int cli_library_path_find(const char *soname, char *out, size_t size);
+
 /* Resolves a counter name for the command line: prints "unknown counter" with a suggestion,
  * or "not available here" with the reason, and returns nonzero on failure. */
 int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id);

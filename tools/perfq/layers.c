@@ -163,8 +163,9 @@ static int cached_loader(char *out, size_t size)
 
 /* Is the file at path a shared object the dynamic loader would take for this process (an ELF
  * of this machine and word size)? 1 yes, 0 no (absent), -1 cannot tell (unreadable, another
- * machine: the loader would skip it and search on). */
-static int loader_file_fits(const char *path)
+ * machine or word size: the loader would skip it and search on, or stop at one that is no
+ * ELF). */
+static int library_file_fits(const char *path)
 {
 #ifdef LOADER_ELF_MACHINE
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -182,24 +183,25 @@ static int loader_file_fits(const char *path)
 #endif
 }
 
-/* The libOpenCL.so.1 in LD_LIBRARY_PATH's folders, in order, found as the dynamic loader finds
- * it but without loading it (the dlopen and dlclose of CUDA's loader cost 0.21-0.23 ms of each
- * perfq run on the H200: docs/perfq-stat.md, "The slowdown, where it stands"). 1 with its path
- * in out; 0 when no folder has it (the linker cache is next); -1 when only the dynamic loader
- * can tell: an entry that is empty, relative or holds a $-token, a folder with a hardware
- * capability subfolder (glibc-hwcaps, or the legacy ones glibc searched before 2.37), a file
- * that is not a shared object of this machine. */
-static int library_path_loader(const char *path, char *out, size_t size)
+/* soname in LD_LIBRARY_PATH's folders, in order, found as the dynamic loader finds it but
+ * without loading it (the dlopen and dlclose of CUDA's libOpenCL.so.1 cost 0.21-0.23 ms of each
+ * perfq run on the H200, NVML's 3 ms of CPU: docs/perfq-stat.md, "The slowdown, where it
+ * stands"). 1 with its path in out; 0 when no folder has it (the linker cache is next); -1 when
+ * only the dynamic loader can tell: an entry that is empty, relative or holds a $-token, a
+ * folder with a hardware capability subfolder (glibc-hwcaps, or the legacy ones glibc searched
+ * before 2.37), a file that is not a shared object of this machine. */
+int cli_library_path_find(const char *soname, char *out, size_t size)
 {
-    static const char soname[] = "libOpenCL.so.1";
     static const char *const subdirs[] = {"glibc-hwcaps", "tls", "haswell", "xeon_phi",
                                           "x86_64", "avx512_1", "aarch64", "i686", "sse2"};
-    const char *at = path;
+    const char *at = getenv("LD_LIBRARY_PATH");
+    if (!at || !*at)
+        return 0;
     for (;;) {
         size_t len = strcspn(at, ":;");
         if (len == 0 || at[0] != '/' || memchr(at, '$', len) || len >= PATH_MAX)
             return -1;
-        char dir[PATH_MAX], file[PATH_MAX + 64];
+        char dir[PATH_MAX], file[PATH_MAX + 256];
         memcpy(dir, at, len);
         dir[len] = '\0';
         for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
@@ -208,8 +210,9 @@ static int library_path_loader(const char *path, char *out, size_t size)
             if (stat(file, &st) == 0 && S_ISDIR(st.st_mode))
                 return -1;
         }
-        snprintf(file, sizeof(file), "%s/%s", dir, soname);
-        int fits = loader_file_fits(file);
+        if (snprintf(file, sizeof(file), "%s/%s", dir, soname) >= (int)sizeof(file))
+            return -1;
+        int fits = library_file_fits(file);
         if (fits != 0) {
             if (fits < 0 || snprintf(out, size, "%s", file) >= (int)size)
                 return -1;
@@ -226,8 +229,7 @@ static int library_path_loader(const char *path, char *out, size_t size)
  * where those cannot tell). */
 static int resolve_loader(char *out, size_t size)
 {
-    const char *path = getenv("LD_LIBRARY_PATH");
-    int in_path = path && *path ? library_path_loader(path, out, size) : 0;
+    int in_path = cli_library_path_find("libOpenCL.so.1", out, size);
     if (in_path == 1 || (in_path == 0 && cached_loader(out, size) == 0))
         return 0;
     void *h = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_LOCAL);

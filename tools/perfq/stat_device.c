@@ -59,6 +59,7 @@ struct stat_device {
     int finished;                /* the thread has returned */
     int left;                    /* stat_device_stop did not join it: the thread owns d */
     int absent;                  /* no libnvidia-ml.so.1: no device counters, nothing said */
+    int findable;                /* nvml_findable's answer at the start (1 with --device) */
     int failed;                  /* the measurement could not be begun (CMD still ran) */
     enum stat_device_cause cause;
     uint64_t start_ns;           /* when NVML's start began */
@@ -165,17 +166,22 @@ static void finish(struct stat_device *d)
 static void *device_main(void *arg)
 {
     struct stat_device *d = arg;
-    /* Without the library (or with the providers disabled) there are no device counters and
-     * nothing to say about them. Loading it starts nothing in the driver; it stays loaded (the
-     * nvml provider opens the same one). */
-    if (!d->explicit_ && !dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    /* Without the library there are no device counters and nothing to say about them. It is
+     * loaded when NVML starts, not before: a CMD that ends first leaves perfq without it (3 ms
+     * of CPU on the H200). Loading it starts nothing in the driver; it stays loaded (the nvml
+     * provider opens the same one). Where CMD ended first and only the dlopen can tell whether
+     * the library is there (nvml_findable), it is made then, so that a machine without NVML
+     * still gets no note. */
+    int go = wait_for_start(d);
+    if (!d->explicit_ && (go || d->findable < 0) &&
+        !dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL)) {
         pthread_mutex_lock(&d->lock);
         d->absent = 1;
         pthread_mutex_unlock(&d->lock);
         finish(d);
         return NULL;
     }
-    if (!wait_for_start(d) && !d->explicit_) {
+    if (!go && !d->explicit_) {
         finish(d);
         return NULL;
     }
@@ -241,21 +247,28 @@ static int nvml_disabled(perfq_t *pq)
     return 0;
 }
 
-/* Can dlopen("libnvidia-ml.so.1") not find it? Where no LD_LIBRARY_PATH is set and nothing
- * preloaded names it, the dynamic loader looks in the linker cache, then in its default
- * directories: none there, and the cache without it, means no NVIDIA driver. The dlopen that
- * found out searched every hwcaps folder of the default directories (84 failed opens and
- * stats, about 1 ms here), on a thread that perfq joined at CMD's exit (docs/perfq-stat.md,
- * "perfq stat's own cost"). A library only in a hwcaps folder of a default directory and left
- * out of the cache (ldconfig not run) is missed: the NVIDIA driver's installers run ldconfig. */
-static int nvml_absent(void)
+/* Would dlopen("libnvidia-ml.so.1") find it? 1 yes, 0 no, -1 only the dlopen can tell. Found
+ * as the dynamic loader finds it, without loading it: LD_LIBRARY_PATH's folders
+ * (cli_library_path_find), the linker cache, then the default directories; none of those
+ * means no NVIDIA driver. The dlopen that found out searched every hwcaps folder of the default
+ * directories where NVML is absent (84 failed opens and stats, about 1 ms here), and where it
+ * is there, loading it cost 3 ms of perfq's CPU on the H200 and 2% of a 0.1 s program's wall
+ * even where NVML never started (docs/perfq-stat.md, "NVML loaded when it starts"). A library
+ * only in a hwcaps folder of a default directory and left out of the cache (ldconfig not run)
+ * is missed: the NVIDIA driver's installers run ldconfig. */
+static int nvml_findable(void)
 {
     static const char soname[] = "libnvidia-ml.so.1";
-    const char *path = getenv("LD_LIBRARY_PATH"), *preload = getenv("LD_PRELOAD");
+    const char *preload = getenv("LD_PRELOAD");
     char found[PATH_MAX];
-    if ((path && *path) || (preload && strstr(preload, "nvidia-ml")) ||
-        cli_linker_cache(soname, found, sizeof(found)) != 0)
-        return 0;
+    if (preload && strstr(preload, "nvidia-ml"))
+        return -1;
+    int in_path = cli_library_path_find(soname, found, sizeof(found));
+    if (in_path != 0)
+        return in_path;
+    int cached = cli_linker_cache(soname, found, sizeof(found));
+    if (cached != 0)
+        return cached;
     static const char *const dirs[] = {
         "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
         "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
@@ -263,20 +276,22 @@ static int nvml_absent(void)
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         snprintf(found, sizeof(found), "%s/%s", dirs[i], soname);
         if (access(found, F_OK) == 0)
-            return 0;
+            return 1;
     }
-    return 1;
+    return 0;
 }
 
 struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_collect *collect)
 {
     /* Without the library (or with the providers disabled) there are no device counters and
      * nothing to say about them (device_main's dlopen, when this cannot tell). */
-    if (!explicit_ && (nvml_disabled(pq) || nvml_absent()))
+    int findable = explicit_ ? 1 : nvml_findable();
+    if (!explicit_ && (nvml_disabled(pq) || findable == 0))
         return NULL;
     struct stat_device *d = calloc(1, sizeof(*d));
     if (!d)
         return NULL;
+    d->findable = findable;
     d->pq = pq;
     d->explicit_ = explicit_;
     d->collect = collect;

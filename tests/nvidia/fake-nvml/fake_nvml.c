@@ -8,6 +8,8 @@
  * FAKE_NVML_INIT_MS=N: nvmlInit_v2 takes N ms.
  * FAKE_NVML_INIT_MARK=PATH: nvmlInit_v2 creates the file PATH when it begins (a test's command
  * waits for it, to end while NVML starts whatever the scheduling).
+ * FAKE_NVML_LOAD_MARK=PATH: the library creates the file PATH when it is loaded (perfq stat
+ * loads NVML only when the device counters start).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -34,6 +36,14 @@ static double since_start(void)
 }
 
 #define API __attribute__((visibility("default")))
+
+__attribute__((constructor)) static void mark_load(void)
+{
+    const char *mark = getenv("FAKE_NVML_LOAD_MARK");
+    int fd = mark && *mark ? open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0)
+        close(fd);
+}
 
 /* nvmlInit_v2 calls so far: tests/gl/intel/test_intel_engine.c reads it (dlsym) to count the
  * engine instances with the built-ins that a process opened one after another. */
