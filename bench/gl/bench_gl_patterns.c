@@ -19,6 +19,11 @@
  * The driver's queries are called as a program under `perfq run` calls them: through the
  * layer's wrappers, which pass them straight to the driver while perfq has nothing active on
  * their target (the issue's figures were taken so).
+ * On the stamp-point path (PERFQ_GL_TIMER=stamps; llvmpipe's own choice, docs/gl-layer.md
+ * "Stamp points") the layer times an interval with two GL_TIMESTAMP counters, each followed by
+ * a glFlush, so two more references are printed there: "2 stamps" (the same two counters and
+ * flushes around the draw, both read at read time) and INTEL's "by hand + 2 stamps" (the
+ * statistics queries between those two counters).
  * On the fence path the layer times with EGL fences instead of GL_TIME_ELAPSED, so two more
  * references are printed there: "2 fences" (eglCreateSyncKHR before and after the draw, both
  * waited with eglClientWaitSyncKHR at read time, then destroyed: the least a fence timer does)
@@ -26,7 +31,7 @@
  * fences).
  * 4000 iterations per pattern; wall-clock time per iteration on the calling thread; 5 rounds,
  * the order of driver and layer alternating; medians; ratio = layer / driver. The paths are run
- * one after the other, each in a new context with PERFQ_GL_TIMER set (query, then fence).
+ * one after the other, each in a new context with PERFQ_GL_TIMER set (query, fence, stamps).
  * No assertions: it prints figures.
  *
  * --count: instead of timing, one pass of each variant with the driver functions the layer
@@ -41,7 +46,7 @@
  * --cpu: time by the CPU time of the whole process (every thread: the driver's, the layer's fence
  * helper) instead of the calling thread's wall clock: what a query costs in CPU, where a
  * driver's or the layer's threads do part of the work (llvmpipe's fence path).
- * Usage: bench-gl-patterns [--count|--calls|--layer-only] [--paths=query,fence] [--rounds=N]
+ * Usage: bench-gl-patterns [--count|--calls|--layer-only] [--paths=query,fence,stamps] [--rounds=N]
  *        [--iterations=N] [--only=angle|intel] [--cpu]
  */
 #include <stdio.h>
@@ -51,6 +56,7 @@
 
 #include "gl_test.h"
 #include "gl/contexts/layer_internal.h"
+#include "gl/timing/timer_internal.h"
 
 #define MAX_ROUNDS 15
 #define MAX_HAND 16
@@ -298,6 +304,30 @@ static double run_driver(int batch, const GLuint *q)
     return (double)(bench_now() - t0) / iterations;
 }
 
+/* Two GL_TIMESTAMP counters around the draw, each flushed (q[2 * batch]), read at read time:
+ * what the layer's stamp points do for an interval. */
+static double run_stamps(int batch, const GLuint *q)
+{
+    uint64_t t0 = bench_now();
+    for (int i = 0; i < iterations; i++) {
+        const GLuint *pair = q + 2 * (i % batch);
+        gl.glQueryCounter(pair[0], GL_TIMESTAMP);
+        gl.glFlush();
+        draw();
+        gl.glQueryCounter(pair[1], GL_TIMESTAMP);
+        gl.glFlush();
+        if (i % batch == batch - 1 || i == iterations - 1) {
+            for (int k = 0; k <= i % batch; k++) {
+                GLuint64 a = 0, b = 0;
+                gl.glGetQueryObjectui64v(q[2 * k], GL_QUERY_RESULT, &a);
+                gl.glGetQueryObjectui64v(q[2 * k + 1], GL_QUERY_RESULT, &b);
+                sink += b - a;
+            }
+        }
+    }
+    return (double)(bench_now() - t0) / iterations;
+}
+
 static double run_angle(int batch, const GLuint *q)
 {
     uint64_t t0 = bench_now();
@@ -367,6 +397,41 @@ static double run_hand(int batch, int n, const GLenum *targets, GLuint *const *h
         if (j == batch - 1 || i == iterations - 1) {
             for (int b = 0; b <= j; b++) {
                 for (int k = 0; k < n; k++) {
+                    GLuint64 v = 0;
+                    gl.glGetQueryObjectui64v(hq[k][b], GL_QUERY_RESULT, &v);
+                    sink += v;
+                }
+            }
+        }
+    }
+    return (double)(bench_now() - t0) / iterations;
+}
+
+/* By hand on the stamp-point path: the statistics queries (targets[1..n), as run_hand) between
+ * two flushed GL_TIMESTAMP counters (q[2 * batch]), in the layer's order: the begin point, the
+ * statistics, the draw, the statistics' ends, the end point; read the points first. */
+static double run_hand_stamps(int batch, int n, const GLenum *targets, GLuint *const *hq,
+                              const GLuint *q)
+{
+    uint64_t t0 = bench_now();
+    for (int i = 0; i < iterations; i++) {
+        int j = i % batch;
+        gl.glQueryCounter(q[2 * j], GL_TIMESTAMP);
+        gl.glFlush();
+        for (int k = 1; k < n; k++)
+            gl.glBeginQuery(targets[k], hq[k][j]);
+        draw();
+        for (int k = 1; k < n; k++)
+            gl.glEndQuery(targets[k]);
+        gl.glQueryCounter(q[2 * j + 1], GL_TIMESTAMP);
+        gl.glFlush();
+        if (j == batch - 1 || i == iterations - 1) {
+            for (int b = 0; b <= j; b++) {
+                GLuint64 a = 0, e = 0;
+                gl.glGetQueryObjectui64v(q[2 * b], GL_QUERY_RESULT, &a);
+                gl.glGetQueryObjectui64v(q[2 * b + 1], GL_QUERY_RESULT, &e);
+                sink += e - a;
+                for (int k = 1; k < n; k++) {
                     GLuint64 v = 0;
                     gl.glGetQueryObjectui64v(hq[k][b], GL_QUERY_RESULT, &v);
                     sink += v;
@@ -471,7 +536,7 @@ static const struct { const char *name; GLenum target; } intel_targets[] = {
 
 struct objects {
     int max;                    /* objects per kind: the largest batch */
-    GLuint *driver, *angle, *intel;
+    GLuint *driver, *angle, *intel, *stamps;
     GLuint *hand[MAX_HAND];
     EGLSyncKHR *fences;
     GLenum targets[MAX_HAND];
@@ -489,7 +554,9 @@ static void objects_make(struct objects *o)
     o->angle = calloc((size_t)o->max, sizeof(GLuint));
     o->intel = calloc((size_t)o->max, sizeof(GLuint));
     o->fences = calloc(2 * (size_t)o->max, sizeof(EGLSyncKHR));
+    o->stamps = calloc(2 * (size_t)o->max, sizeof(GLuint));
     gl.glGenQueries(o->max, o->driver);
+    gl.glGenQueries(2 * o->max, o->stamps);
     gl.glGenQueriesANGLE(o->max, o->angle);
     GLuint type = 0, count = 0;
     if (intel.GetPerfQueryIdByName)
@@ -521,6 +588,7 @@ static void objects_make(struct objects *o)
 static void objects_free(struct objects *o)
 {
     gl.glDeleteQueries(o->max, o->driver);
+    gl.glDeleteQueries(2 * o->max, o->stamps);
     gl.glDeleteQueriesANGLE(o->max, o->angle);
     for (int k = 0; k < o->n_hand; k++) {
         gl.glDeleteQueries(o->max, o->hand[k]);
@@ -532,13 +600,16 @@ static void objects_free(struct objects *o)
     free(o->angle);
     free(o->intel);
     free(o->fences);
+    free(o->stamps);
     free(o->intel_data);
 }
 
-enum variant { V_DRIVER, V_ANGLE, V_FENCES, V_HAND, V_HAND_FENCES, V_INTEL, V_COUNT };
+enum variant {
+    V_DRIVER, V_ANGLE, V_FENCES, V_STAMPS, V_HAND, V_HAND_FENCES, V_HAND_STAMPS, V_INTEL, V_COUNT
+};
 static const char *const variant_names[V_COUNT] = {
-    "driver GL_TIME_ELAPSED", "perfq ANGLE", "2 EGL fences", "by hand", "by hand + 2 fences",
-    "perfq INTEL",
+    "driver GL_TIME_ELAPSED", "perfq ANGLE", "2 EGL fences", "2 stamps", "by hand",
+    "by hand + 2 fences", "by hand + 2 stamps", "perfq INTEL",
 };
 
 static double run_variant(enum variant v, int batch, struct objects *o)
@@ -548,18 +619,23 @@ static double run_variant(enum variant v, int batch, struct objects *o)
     case V_DRIVER: return run_driver(b, o->driver);
     case V_ANGLE: return run_angle(b, o->angle);
     case V_FENCES: return run_fences(b, o->fences, 0, NULL, NULL);
+    case V_STAMPS: return run_stamps(b, o->stamps);
     case V_HAND: return run_hand(b, o->n_hand, o->targets, o->hand);
     case V_HAND_FENCES: return run_fences(b, o->fences, o->n_hand - 1, o->targets + 1,
                                           o->hand + 1);
+    case V_HAND_STAMPS: return run_hand_stamps(b, o->n_hand, o->targets, o->hand, o->stamps);
     case V_INTEL: return run_intel(b, o->intel, o->intel_data, o->intel_size);
     default: return 0;
     }
 }
 
-/* Whether variant v runs on this path (--only=, the fence references, INTEL present). */
-static int variant_wanted(enum variant v, int fence, const struct objects *o)
+/* Whether variant v runs on this path (--only=, the fence and stamp references, INTEL
+ * present). */
+static int variant_wanted(enum variant v, int fence, int stamps, const struct objects *o)
 {
     if ((v == V_FENCES || v == V_HAND_FENCES) && !fence)
+        return 0;
+    if ((v == V_STAMPS || v == V_HAND_STAMPS) && !stamps)
         return 0;
     if (v >= V_HAND)
         return o->have_intel && want_intel;
@@ -595,8 +671,10 @@ static void run_path(const char *path)
     load_intel();
     struct perfq_gl_context *ctx = perfq_gl_current_context();
     perfq_gl_timer_path_t p = perfq_gl_timer_path(ctx);
-    const char *got = p == PERFQ_GL_TIMER_QUERY ? "query" : p == PERFQ_GL_TIMER_FENCE ? "fence"
-                                                                                        : "none";
+    struct perfq_gl_timer_state *ts = perfq_gl_ctx(ctx)->timer;
+    int stamps = p == PERFQ_GL_TIMER_QUERY && ts && ts->elapsed_by_stamps;
+    const char *got = stamps ? "stamps" : p == PERFQ_GL_TIMER_QUERY ? "query"
+                    : p == PERFQ_GL_TIMER_FENCE ? "fence" : "none";
     printf("\n== PERFQ_GL_TIMER=%s: the layer's timer path is %s (%s)\n", path, got,
            perfq_gl_timer_reason(ctx));
     if (strcmp(got, path) != 0 ||
@@ -620,17 +698,21 @@ static void run_path(const char *path)
         pairs[npairs].ref = V_DRIVER, pairs[npairs++].layer = V_ANGLE;
         if (fence)
             pairs[npairs].ref = V_FENCES, pairs[npairs++].layer = V_ANGLE;
+        if (stamps)
+            pairs[npairs].ref = V_STAMPS, pairs[npairs++].layer = V_ANGLE;
     }
     if (o.have_intel && want_intel) {
         pairs[npairs].ref = V_HAND, pairs[npairs++].layer = V_INTEL;
         if (fence)
             pairs[npairs].ref = V_HAND_FENCES, pairs[npairs++].layer = V_INTEL;
+        if (stamps)
+            pairs[npairs].ref = V_HAND_STAMPS, pairs[npairs++].layer = V_INTEL;
     }
     /* Warm-up: every variant once, briefly (shader compile, first queries). */
     int saved_iterations = iterations;
     iterations = iterations < 64 ? iterations : 64;
     for (int v = 0; v < V_COUNT; v++)
-        if (variant_wanted((enum variant)v, fence, &o))
+        if (variant_wanted((enum variant)v, fence, stamps, &o))
             run_variant((enum variant)v, 64, &o);
     iterations = saved_iterations;
     glt_error();
@@ -644,7 +726,7 @@ static void run_path(const char *path)
         for (int bi = 0; bi < 3; bi++) {
             printf(" %s:\n", batch_names[bi]);
             for (int v = 0; v < V_COUNT; v++) {
-                if (!variant_wanted((enum variant)v, fence, &o))
+                if (!variant_wanted((enum variant)v, fence, stamps, &o))
                     continue;
                 unsigned long long before[C_COUNT];
                 gl.glFinish();
@@ -680,10 +762,11 @@ static void run_path(const char *path)
         for (int k = 0; k < npairs; k++) {
             int ref = pairs[k].ref, lay = pairs[k].layer;
             char head[96];
-            if (ref == V_HAND || ref == V_HAND_FENCES)
+            if (ref == V_HAND || ref == V_HAND_FENCES || ref == V_HAND_STAMPS)
                 snprintf(head, sizeof head, "%s vs %s (%d driver queries%s)", variant_names[lay],
                          variant_names[ref], ref == V_HAND ? o.n_hand : o.n_hand - 1,
-                         ref == V_HAND_FENCES ? ", 2 fences" : "");
+                         ref == V_HAND_FENCES ? ", 2 fences"
+                         : ref == V_HAND_STAMPS ? ", 2 stamps" : "");
             else
                 snprintf(head, sizeof head, "%s vs %s", variant_names[lay], variant_names[ref]);
             printf("  %s:\n", head);
@@ -702,7 +785,7 @@ static void run_path(const char *path)
 
 int main(int argc, char **argv)
 {
-    const char *paths = "query,fence";
+    const char *paths = "query,fence,stamps";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--count") == 0)
             counting = 1;
@@ -723,7 +806,7 @@ int main(int argc, char **argv)
         else if (strncmp(argv[i], "--iterations=", 13) == 0)
             iterations = atoi(argv[i] + 13);
         else {
-            fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence] [--rounds=N] "
+            fprintf(stderr, "usage: %s [--count|--calls] [--paths=query,fence,stamps] [--rounds=N] "
                     "[--iterations=N] [--layer-only] [--only=angle|intel] [--cpu]\n", argv[0]);
             return 2;
         }
