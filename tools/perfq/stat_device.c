@@ -324,8 +324,12 @@ void stat_device_stop(struct stat_device *d, int may_leave)
     /* NVML is still starting and nobody asked for the reasons: not waited for. */
     d->left = may_leave && !m && d->starting && !d->finished && !d->explicit_;
     pthread_mutex_unlock(&d->lock);
-    if (d->left)
+    if (d->left) {
+        /* Never joined: detached, so that a thread that ends before perfq does is no leak
+         * (ThreadSanitizer's report, and its exit status, in CI). */
+        pthread_detach(d->thread);
         return;
+    }
     /* Read first (at CMD's exit), join after. d->n_measured was written before d->m (the lock
      * orders them). */
     perfq_value_t *values = NULL;
