@@ -395,10 +395,14 @@ enum stat_device_cause stat_device_cause(const struct stat_device *d, uint64_t *
 {
     /* After stat_device_stop: d->starting and what goes with it no longer change. */
     *start_ns = d && d->starting ? d->start_ns : 0;
-    if (!d || d->absent)
+    if (!d)
         return STAT_DEVICE_NONE;
+    /* CMD ended while NVML was starting: the thread still runs, and may yet find the library
+     * absent (d->absent is then its to write, not read here). */
     if (d->left)
-        return d->cause;   /* CMD ended while NVML was starting */
+        return d->cause;
+    if (d->absent)
+        return STAT_DEVICE_NONE;
     /* NVML was probed and has none to count (no device, refused), or they could not be begun:
      * the rows (--device) say why, no note about when. */
     if ((!d->n_measured && (d->starting || d->explicit_)) || d->failed)
