@@ -567,7 +567,7 @@ static void test_run_replaces_layerless_loader(void **state)
 }
 
 /* perfq finds the loader a command would get in LD_LIBRARY_PATH's folders, in their order,
- * without loading it (layers.c, library_path_loader), and leaves what it cannot tell to the
+ * without loading it (layers.c, cli_library_path_find), and leaves what it cannot tell to the
  * dynamic loader: a folder whose libOpenCL.so.1 is no ELF or one of the other word size, one
  * with a hardware-capability subfolder. Each case names the loader
  * in the run's warning as the dynamic loader would have found it, or nothing where the dynamic

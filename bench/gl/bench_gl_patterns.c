@@ -304,30 +304,6 @@ static double run_driver(int batch, const GLuint *q)
     return (double)(bench_now() - t0) / iterations;
 }
 
-/* Two GL_TIMESTAMP counters around the draw, each flushed (q[2 * batch]), read at read time:
- * what the layer's stamp points do for an interval. */
-static double run_stamps(int batch, const GLuint *q)
-{
-    uint64_t t0 = bench_now();
-    for (int i = 0; i < iterations; i++) {
-        const GLuint *pair = q + 2 * (i % batch);
-        gl.glQueryCounter(pair[0], GL_TIMESTAMP);
-        gl.glFlush();
-        draw();
-        gl.glQueryCounter(pair[1], GL_TIMESTAMP);
-        gl.glFlush();
-        if (i % batch == batch - 1 || i == iterations - 1) {
-            for (int k = 0; k <= i % batch; k++) {
-                GLuint64 a = 0, b = 0;
-                gl.glGetQueryObjectui64v(q[2 * k], GL_QUERY_RESULT, &a);
-                gl.glGetQueryObjectui64v(q[2 * k + 1], GL_QUERY_RESULT, &b);
-                sink += b - a;
-            }
-        }
-    }
-    return (double)(bench_now() - t0) / iterations;
-}
-
 static double run_angle(int batch, const GLuint *q)
 {
     uint64_t t0 = bench_now();
@@ -407,31 +383,32 @@ static double run_hand(int batch, int n, const GLenum *targets, GLuint *const *h
     return (double)(bench_now() - t0) / iterations;
 }
 
-/* By hand on the stamp-point path: the statistics queries (targets[1..n), as run_hand) between
- * two flushed GL_TIMESTAMP counters (q[2 * batch]), in the layer's order: the begin point, the
- * statistics, the draw, the statistics' ends, the end point; read the points first. */
-static double run_hand_stamps(int batch, int n, const GLenum *targets, GLuint *const *hq,
-                              const GLuint *q)
+/* Two GL_TIMESTAMP counters, each flushed (q[2 * batch]), around the draw and n statistics
+ * queries (targets[0..n), hq[target][batch]; 0 for ANGLE's reference), in the layer's order: the
+ * begin point, the statistics, the draw, the statistics' ends, the end point; read the points
+ * first. What the layer's stamp points do for an interval. */
+static double run_stamps(int batch, const GLuint *q, int n, const GLenum *targets,
+                         GLuint *const *hq)
 {
     uint64_t t0 = bench_now();
     for (int i = 0; i < iterations; i++) {
         int j = i % batch;
         gl.glQueryCounter(q[2 * j], GL_TIMESTAMP);
         gl.glFlush();
-        for (int k = 1; k < n; k++)
+        for (int k = 0; k < n; k++)
             gl.glBeginQuery(targets[k], hq[k][j]);
         draw();
-        for (int k = 1; k < n; k++)
+        for (int k = 0; k < n; k++)
             gl.glEndQuery(targets[k]);
         gl.glQueryCounter(q[2 * j + 1], GL_TIMESTAMP);
         gl.glFlush();
         if (j == batch - 1 || i == iterations - 1) {
             for (int b = 0; b <= j; b++) {
-                GLuint64 a = 0, e = 0;
-                gl.glGetQueryObjectui64v(q[2 * b], GL_QUERY_RESULT, &a);
-                gl.glGetQueryObjectui64v(q[2 * b + 1], GL_QUERY_RESULT, &e);
-                sink += e - a;
-                for (int k = 1; k < n; k++) {
+                GLuint64 begin = 0, end = 0;
+                gl.glGetQueryObjectui64v(q[2 * b], GL_QUERY_RESULT, &begin);
+                gl.glGetQueryObjectui64v(q[2 * b + 1], GL_QUERY_RESULT, &end);
+                sink += end - begin;
+                for (int k = 0; k < n; k++) {
                     GLuint64 v = 0;
                     gl.glGetQueryObjectui64v(hq[k][b], GL_QUERY_RESULT, &v);
                     sink += v;
@@ -619,11 +596,12 @@ static double run_variant(enum variant v, int batch, struct objects *o)
     case V_DRIVER: return run_driver(b, o->driver);
     case V_ANGLE: return run_angle(b, o->angle);
     case V_FENCES: return run_fences(b, o->fences, 0, NULL, NULL);
-    case V_STAMPS: return run_stamps(b, o->stamps);
+    case V_STAMPS: return run_stamps(b, o->stamps, 0, NULL, NULL);
     case V_HAND: return run_hand(b, o->n_hand, o->targets, o->hand);
     case V_HAND_FENCES: return run_fences(b, o->fences, o->n_hand - 1, o->targets + 1,
                                           o->hand + 1);
-    case V_HAND_STAMPS: return run_hand_stamps(b, o->n_hand, o->targets, o->hand, o->stamps);
+    case V_HAND_STAMPS: return run_stamps(b, o->stamps, o->n_hand - 1, o->targets + 1,
+                                          o->hand + 1);
     case V_INTEL: return run_intel(b, o->intel, o->intel_data, o->intel_size);
     default: return 0;
     }

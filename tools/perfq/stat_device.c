@@ -285,8 +285,10 @@ struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_co
 {
     /* Without the library (or with the providers disabled) there are no device counters and
      * nothing to say about them (device_main's dlopen, when this cannot tell). */
+    if (!explicit_ && nvml_disabled(pq))
+        return NULL;
     int findable = explicit_ ? 1 : nvml_findable();
-    if (!explicit_ && (nvml_disabled(pq) || findable == 0))
+    if (findable == 0)
         return NULL;
     struct stat_device *d = calloc(1, sizeof(*d));
     if (!d)
