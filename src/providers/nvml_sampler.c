@@ -648,6 +648,15 @@ static void init_conds(void)
     atexit(exit_handler);   /* in a shared object, also run when it is unloaded */
 }
 
+/* Whether need asks for nothing of a device beyond the driver's count. */
+static int need_fits(const uint64_t need[NVML_MAX_DEVICES], unsigned device_count)
+{
+    for (unsigned d = device_count; d < NVML_MAX_DEVICES; d++)
+        if (need[d])
+            return 0;
+    return 1;
+}
+
 int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
 {
     pthread_once(&conds_once, init_conds);
@@ -655,6 +664,12 @@ int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
     /* Another caller may be joining the thread right now: let it finish first. */
     while (S.stop)
         pthread_cond_wait(&S.tick, &S.lock);
+    /* A device the driver does not have: refused before any thread is started or stopped
+     * (a lingering one with other cadences keeps its history). */
+    if (S.running && !need_fits(need, S.g->device_count)) {
+        pthread_mutex_unlock(&S.lock);
+        return -1;
+    }
     uint64_t cadence[6] = {env_ms("PERFQ_NVML_FAST_MS", 20), env_ms("PERFQ_NVML_MEMORY_MS", 50),
                            env_ms("PERFQ_NVML_ENERGY_MS", 2000), env_ms("PERFQ_NVML_GPM_MS", 100),
                            env_ms("PERFQ_NVML_PCIE_MS", 1000),
@@ -673,6 +688,11 @@ int perfq__nvml_sampler_start(const uint64_t need[NVML_MAX_DEVICES])
         char reason[8];
         const struct nvml_global *g;
         if (perfq__nvml_acquire(&g, reason, sizeof(reason))) {
+            pthread_mutex_unlock(&S.lock);
+            return -1;
+        }
+        if (!need_fits(need, g->device_count)) {
+            perfq__nvml_release();
             pthread_mutex_unlock(&S.lock);
             return -1;
         }

@@ -137,19 +137,41 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* test_history's hold on device 0, released by its teardown when an assertion left it held
+ * (a sampler kept running would make the cases after it fail too). */
+static int history_held;
+
+static int release_history_hold(void **state)
+{
+    (void)state;
+    if (history_held)
+        perfq__nvml_interval_release(0);
+    history_held = 0;
+    unsetenv("PERFQ_NVML_LINGER_MS");
+    return 0;
+}
+
 /* Intervals read after they ended, from the sampler's history (the OpenCL layer's per-command
  * counters): the fake's 100 W, 1000 MHz and 2619 MHz over a past interval, energy 100 W x its
  * length; an interval from before the sampler ran has no value; an end in the future waits. */
 static void test_history(void **state)
 {
     (void)state;
+    /* Cadences no earlier case used: the hold below starts a sampler of its own, whatever
+     * earlier cases left lingering. */
+    setenv("PERFQ_NVML_LINGER_MS", "1998", 1);
     assert_int_equal(perfq__nvml_device_count(), 1);
     unsigned char uuid[16] = {0};
     assert_int_equal(perfq__nvml_device_from_uuid(uuid), -1);   /* "GPU-fake" is no UUID */
-    assert_int_equal(perfq__nvml_interval_hold(3), -1);         /* no such device */
+    /* No such device: refused without starting a sampler. (One started here would have
+     * sampled within these 100 ms, and the hold below would share its history, from before
+     * `before`: the CI failure of 978df62, where a loaded machine let it sample in time.) */
+    assert_int_equal(perfq__nvml_interval_hold(3), -1);
+    usleep(100000);
     uint64_t before = now_ns();
     usleep(1000);
     assert_int_equal(perfq__nvml_interval_hold(0), 0);
+    history_held = 1;
     usleep(100000);
     uint64_t a = now_ns();
     usleep(200000);
@@ -179,6 +201,7 @@ static void test_history(void **state)
     assert_true(fabs(iv.power_w - 100.0) < 1e-6);
     assert_int_equal(perfq__nvml_interval_read(0, b, a, 1, &iv), -1);   /* reversed */
     perfq__nvml_interval_release(0);
+    history_held = 0;
     /* Released: nothing to read from (the sampler may linger, but serves no read unheld). */
     assert_int_equal(perfq__nvml_interval_read(0, a, b, 1, &iv), -1);
 }
@@ -399,7 +422,7 @@ int main(void)
         cmocka_unit_test(test_catalog),
         cmocka_unit_test_prestate(test_interval, NULL),
         cmocka_unit_test_prestate(test_interval, "100"),
-        cmocka_unit_test(test_history),
+        cmocka_unit_test_teardown(test_history, release_history_hold),
         cmocka_unit_test(test_pcie),
         cmocka_unit_test(test_pcie_prompt),
         cmocka_unit_test(test_pcie_refused),
