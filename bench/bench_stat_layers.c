@@ -1,13 +1,17 @@
 /*
  * bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]: the slowdown `perfq stat` causes on a program
  * (the examples: perfq-example-gl, perfq-example-cl), side by side in one run. Each round runs
- * CMD bare, under `perfq stat --no-layers` (the counters only: host, and device where NVML
- * finds one), under `perfq stat` (the default since issue 12: the layers too, frames and
- * OpenCL commands) and under `perfq stat --per-draw` (every GL draw call timed and counted
- * too), in an order that rotates every round, and takes the wall time of each; it prints the median over rounds of each variant's ratio to the bare run of the same
- * round. Wall time includes perfq's own start and report (what a user waits for). CPU time is
- * user + system time of the whole process tree (wait4's rusage: CMD, perfq and every process
- * they waited for): on a shared machine it does not count the time others' processes took the
+ * CMD bare, under `perfq run` (the layers injected by perfq's process, nothing counted: what
+ * the injection and the extra process cost), under `perfq stat --no-layers` (the counters
+ * only: host, and device where NVML finds one), under `perfq stat` (the default since issue
+ * 12: the layers too, frames and OpenCL commands) and under `perfq stat --per-draw` (every GL
+ * draw call timed and counted too), in an order that rotates every round, and takes the wall
+ * time of each; it prints the median over rounds of each variant's ratio to the bare run of
+ * the same round, and the median of its difference to that run in ms (a run of CMD short
+ * enough to be mostly start and exit, e.g. `perfq-example-gl 1`, shows the fixed costs).
+ * Wall time includes perfq's own start and report (what a user waits for). CPU time is user +
+ * system time of the whole process tree (wait4's rusage: CMD, perfq and every process they
+ * waited for): on a shared machine it does not count the time others' processes took the
  * cores, so its ratio is the steadier measure of the work perfq adds. Each round's ratios are
  * printed as it ends. The draw-heavy load: bench/gl/draw_heavy.c (bench-draw-heavy).
  */
@@ -70,79 +74,83 @@ int main(int argc, char **argv)
         return 2;
     char **cmd = argv + 4;
     int ncmd = argc - 4;
-    char *bare[64], *stat[64], *layers[64], *draws[64];
     if (ncmd > 56)
         return 2;
-    char *sv[] = {argv[1], "stat", "--no-layers", "-o", "/dev/null", "--"};
-    char *lv[] = {argv[1], "stat", "-o", "/dev/null", "--"};
-    char *dv[] = {argv[1], "stat", "--per-draw", "-o", "/dev/null", "--"};
-    memcpy(bare, cmd, (size_t)ncmd * sizeof(char *));
-    bare[ncmd] = NULL;
-    memcpy(stat, sv, sizeof(sv));
-    memcpy(stat + 6, cmd, (size_t)ncmd * sizeof(char *));
-    stat[6 + ncmd] = NULL;
-    memcpy(layers, lv, sizeof(lv));
-    memcpy(layers + 5, cmd, (size_t)ncmd * sizeof(char *));
-    layers[5 + ncmd] = NULL;
-    memcpy(draws, dv, sizeof(dv));
-    memcpy(draws + 6, cmd, (size_t)ncmd * sizeof(char *));
-    draws[6 + ncmd] = NULL;
-    char **variants[4] = {bare, stat, layers, draws};
-    double *ratio_stat = calloc((size_t)rounds, sizeof(double));
-    double *ratio_layers = calloc((size_t)rounds, sizeof(double));
-    double *ratio_draws = calloc((size_t)rounds, sizeof(double));
-    double *bare_s = calloc((size_t)rounds, sizeof(double));
-    double *cpu_ratio[3], *bare_cpu = calloc((size_t)rounds, sizeof(double));
-    for (int k = 0; k < 3; k++)
-        cpu_ratio[k] = calloc((size_t)rounds, sizeof(double));
-    run(bare);   /* warm the caches (shader and kernel compilers, page cache) */
-    for (int r = 0; r < rounds; r++) {
-        double t[4], cpu[4];
-        for (int k = 0; k < 4; k++) {
-            int v = (r + k) % 4;   /* rotate the order: no variant always runs first */
-            t[v] = run(variants[v]);
-            cpu[v] = cpu_s;
+    /* Each variant: perfq's arguments before CMD (none: CMD bare). */
+    static const struct {
+        const char *label, *tag;
+        const char *args[5];
+    } variant[] = {
+        {"bare", "bare", {NULL}},
+        {"perfq run", "run", {"run", "--", NULL}},
+        {"perfq stat --no-layers", "--no-layers", {"stat", "--no-layers", "-o", "/dev/null", "--"}},
+        {"perfq stat (default)", "default", {"stat", "-o", "/dev/null", "--", NULL}},
+        {"perfq stat --per-draw", "--per-draw", {"stat", "--per-draw", "-o", "/dev/null", "--"}},
+    };
+    enum { NV = sizeof(variant) / sizeof(variant[0]) };
+    char *argvs[NV][64];
+    for (int v = 0; v < NV; v++) {
+        int k = 0;
+        if (variant[v].args[0]) {
+            argvs[v][k++] = argv[1];
+            for (int i = 0; i < 5 && variant[v].args[i]; i++)
+                argvs[v][k++] = (char *)variant[v].args[i];
         }
-        bare_cpu[r] = cpu[0];
-        for (int k = 0; k < 3; k++)
-            cpu_ratio[k][r] = cpu[k + 1] / cpu[0];
-        bare_s[r] = t[0];
-        ratio_stat[r] = t[1] / t[0];
-        ratio_layers[r] = t[2] / t[0];
-        ratio_draws[r] = t[3] / t[0];
+        memcpy(argvs[v] + k, cmd, (size_t)ncmd * sizeof(char *));
+        argvs[v][k + ncmd] = NULL;
+    }
+    /* Per variant and round: wall, CPU, their ratios and the wall's difference to bare. */
+    double *wall[NV], *cpu[NV], *ratio[NV], *cpu_ratio[NV], *diff_ms[NV];
+    for (int v = 0; v < NV; v++) {
+        wall[v] = calloc((size_t)rounds, sizeof(double));
+        cpu[v] = calloc((size_t)rounds, sizeof(double));
+        ratio[v] = calloc((size_t)rounds, sizeof(double));
+        cpu_ratio[v] = calloc((size_t)rounds, sizeof(double));
+        diff_ms[v] = calloc((size_t)rounds, sizeof(double));
+        if (!wall[v] || !cpu[v] || !ratio[v] || !cpu_ratio[v] || !diff_ms[v])
+            return 1;
+    }
+    run(argvs[0]);   /* warm the caches (shader and kernel compilers, page cache) */
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < NV; k++) {
+            int v = (r + k) % NV;   /* rotate the order: no variant always runs first */
+            wall[v][r] = run(argvs[v]);
+            cpu[v][r] = cpu_s;
+        }
         /* Each round as it ends: a run cut short (a time limit) still leaves its figures. */
-        printf("  round %d: bare %.3f s  --no-layers %.3f  default %.3f  --per-draw %.3f   CPU: "
-               "bare %.3f s  --no-layers %.3f  default %.3f  --per-draw %.3f\n", r + 1, t[0],
-               ratio_stat[r], ratio_layers[r], ratio_draws[r], cpu[0], cpu_ratio[0][r],
-               cpu_ratio[1][r], cpu_ratio[2][r]);
+        printf("  round %d: bare %.3f s (CPU %.3f s);", r + 1, wall[0][r], cpu[0][r]);
+        for (int v = 1; v < NV; v++) {
+            ratio[v][r] = wall[v][r] / wall[0][r];
+            cpu_ratio[v][r] = cpu[v][r] / cpu[0][r];
+            diff_ms[v][r] = (wall[v][r] - wall[0][r]) * 1e3;
+            printf("  %s %.3f (%.3f)", variant[v].tag, ratio[v][r],
+                   cpu_ratio[v][r]);
+        }
+        printf("\n");
         fflush(stdout);
     }
-    qsort(ratio_stat, (size_t)rounds, sizeof(double), cmp);
-    qsort(ratio_layers, (size_t)rounds, sizeof(double), cmp);
-    qsort(ratio_draws, (size_t)rounds, sizeof(double), cmp);
-    qsort(bare_s, (size_t)rounds, sizeof(double), cmp);
-    qsort(bare_cpu, (size_t)rounds, sizeof(double), cmp);
-    for (int k = 0; k < 3; k++)
-        qsort(cpu_ratio[k], (size_t)rounds, sizeof(double), cmp);
-    printf("%s: %d rounds, bare median %.3f s\n", cmd[0], rounds, bare_s[rounds / 2]);
-    printf("  perfq stat --no-layers / bare: median %.3f  (min %.3f, max %.3f)\n",
-           ratio_stat[rounds / 2], ratio_stat[0], ratio_stat[rounds - 1]);
-    printf("  perfq stat (default)   / bare: median %.3f  (min %.3f, max %.3f)\n",
-           ratio_layers[rounds / 2], ratio_layers[0], ratio_layers[rounds - 1]);
-    printf("  perfq stat --per-draw  / bare: median %.3f  (min %.3f, max %.3f)\n",
-           ratio_draws[rounds / 2], ratio_draws[0], ratio_draws[rounds - 1]);
-    static const char *const label[3] = {"perfq stat --no-layers", "perfq stat (default)  ",
-                                         "perfq stat --per-draw "};
-    printf("  CPU time (user+system, whole tree), bare median %.3f s:\n", bare_cpu[rounds / 2]);
-    for (int k = 0; k < 3; k++)
-        printf("  %s / bare: median %.3f  (min %.3f, max %.3f)\n", label[k],
-               cpu_ratio[k][rounds / 2], cpu_ratio[k][0], cpu_ratio[k][rounds - 1]);
-    for (int k = 0; k < 3; k++)
-        free(cpu_ratio[k]);
-    free(bare_cpu);
-    free(ratio_draws);
-    free(ratio_stat);
-    free(ratio_layers);
-    free(bare_s);
+    for (int v = 0; v < NV; v++) {
+        qsort(wall[v], (size_t)rounds, sizeof(double), cmp);
+        qsort(cpu[v], (size_t)rounds, sizeof(double), cmp);
+        qsort(ratio[v], (size_t)rounds, sizeof(double), cmp);
+        qsort(cpu_ratio[v], (size_t)rounds, sizeof(double), cmp);
+        qsort(diff_ms[v], (size_t)rounds, sizeof(double), cmp);
+    }
+    int m = rounds / 2;
+    printf("%s: %d rounds, bare median %.3f s (CPU %.3f s)\n", cmd[0], rounds, wall[0][m],
+           cpu[0][m]);
+    printf("  %-24s %-30s %-14s %s\n", "variant / bare", "wall: median (min, max)",
+           "wall - bare", "CPU (user+system, whole tree): median (min, max)");
+    for (int v = 1; v < NV; v++)
+        printf("  %-24s %.3f (%.3f, %.3f)          %+7.2f ms     %.3f (%.3f, %.3f)\n",
+               variant[v].label, ratio[v][m], ratio[v][0], ratio[v][rounds - 1], diff_ms[v][m],
+               cpu_ratio[v][m], cpu_ratio[v][0], cpu_ratio[v][rounds - 1]);
+    for (int v = 0; v < NV; v++) {
+        free(wall[v]);
+        free(cpu[v]);
+        free(ratio[v]);
+        free(cpu_ratio[v]);
+        free(diff_ms[v]);
+    }
     return 0;
 }
