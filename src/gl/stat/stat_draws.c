@@ -16,8 +16,9 @@
  * each draw and at each swap, of draws of earlier frames (drain_ready says why); only a full
  * ring makes a draw wait for the oldest. A disjoint timer
  * sends the draw without GPU time. At each swap a FRAME_DRAWS record gives the frame's draw count.
- * A context destroyed while not current (no GL call allowed) sends its pending draws without
- * results, so the draw count stays exact.
+ * At a release (eglMakeCurrent to no context first, as most programs do) the pending draws are
+ * waited for (leave). A context destroyed while not current (no GL call allowed) sends its
+ * pending draws without results, so the draw count stays exact.
  *
  * Timeline mode too (`perfq record --per-draw`): a GPU stamp after each draw (a third timer
  * object per draw: on the fence path a third fence) places it on the CPU clock as the frames
@@ -53,6 +54,7 @@ struct draw_ctx {
     int count_vertices, count_primitives;
     int timeline;
     uint64_t draws;             /* every draw so far (the next correlation) */
+    uint64_t waited_leave_ns;   /* when a release last waited for the pending draws */
     struct perfq_stat_clock clock;
 };
 
@@ -264,7 +266,27 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
     free(s);
 }
 
+/* The context is released (eglMakeCurrent to no context, eglReleaseThread; most programs do
+ * this before eglDestroyContext, which then finds it not current and can make no GL call): the
+ * pending draws are waited for, so the last frame's draws get their GPU time and counts too
+ * (before, those of the last frame or two went without). As for the frames (stat_frames.c's
+ * leave), only a release a second or more after the last one that waited does so; a program
+ * that hands its context from thread to thread every frame gets what is ready. */
+static void leave(struct perfq_gl_context *ctx, void *data, int released)
+{
+    struct draw_ctx *s = data;
+    if (!s || !released || !s->count)
+        return;
+    uint64_t now = perfq_gl_now_ns();
+    int wait = !s->waited_leave_ns || now - s->waited_leave_ns >= 1000000000ull;
+    if (wait)
+        s->waited_leave_ns = now;
+    while (s->count && drain_one(ctx, s, wait))
+        ;
+}
+
 static const struct perfq_gl_observers observers = {
+    .leave = leave,
     .draw_begin = draw_begin,
     .draw = draw_end,
     .swap = swap,
