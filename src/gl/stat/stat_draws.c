@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core/stat_channel.h"
+#include "gl/stat/release_wait.h"
 #include "gl/stat/stat_clock.h"
 
 #define RING 256
@@ -269,18 +270,14 @@ static void destroyed(const struct perfq_gl_scope_object *at, void *data, int gl
 /* The context is released (eglMakeCurrent to no context, eglReleaseThread; most programs do
  * this before eglDestroyContext, which then finds it not current and can make no GL call): the
  * pending draws are waited for, so the last frame's draws get their GPU time and counts too
- * (before, those of the last frame or two went without). As for the frames (stat_frames.c's
- * leave), only a release a second or more after the last one that waited does so; a program
- * that hands its context from thread to thread every frame gets what is ready. */
+ * (before, those of the last frame or two went without). Not at every release of a program
+ * that hands its context between threads: the frames' rule (release_wait.h). */
 static void leave(struct perfq_gl_context *ctx, void *data, int released)
 {
     struct draw_ctx *s = data;
     if (!s || !released || !s->count)
         return;
-    uint64_t now = perfq_gl_now_ns();
-    int wait = !s->waited_leave_ns || now - s->waited_leave_ns >= 1000000000ull;
-    if (wait)
-        s->waited_leave_ns = now;
+    int wait = perfq_gl_release_waits(&s->waited_leave_ns, perfq_gl_now_ns());
     while (s->count && drain_one(ctx, s, wait))
         ;
 }

@@ -53,6 +53,7 @@
 
 #include "core/stat_channel.h"
 #include "gl/stat/frames_in_flight.h"
+#include "gl/stat/release_wait.h"
 #include "gl/stat/stat_clock.h"
 
 #define RING PERFQ_STAT_GL_FRAMES_IN_FLIGHT   /* frames_in_flight.h: when one is read */
@@ -86,7 +87,7 @@ struct stat_ctx {
     uint64_t span_start_ns;               /* CPU time it started (a swap) */
     uint64_t span_ns;                     /* the CLI's span rule (0: a span per frame) */
     uint64_t draws_at_swap;               /* the context's draw calls at the last swap */
-    uint64_t waited_leave_ns;             /* CPU time of the last release that waited (leave) */
+    uint64_t waited_leave_ns;             /* when the last release that waited did (leave) */
     uint64_t frame;                       /* its index */
     uint64_t start_ns;                    /* CPU time it started */
     unsigned stat_mask;                   /* bit i: the driver runs stat_targets[i] */
@@ -341,12 +342,11 @@ static void leave(struct perfq_gl_context *ctx, void *data, int released)
     if (!s || !released)
         return;
     uint64_t now = perfq_gl_now_ns();
-    if (s->waited_leave_ns && now - s->waited_leave_ns < 1000000000ull) {
+    if (!perfq_gl_release_waits(&s->waited_leave_ns, now)) {
         while (s->count && drain_one(ctx, s, 0))
             ;
         return;
     }
-    s->waited_leave_ns = now;
     if (s->span_frames && s->count &&
         perfq_gl_context_own_draw_calls(ctx) == s->draws_at_swap) {
         struct pending *last = &s->ring[(s->head + s->count - 1) % RING];
