@@ -473,6 +473,16 @@ static void test_run_execs_with_status(void **state)
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "--no-layers"));
     assert_non_null(strstr(r->out, "--no-device"));
+    /* Every command answers --help and -h with the same text on stdout, status 0. */
+    static const char *const commands[] = {"list", "record", "serve", "run", "memory"};
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        run_perfq(r, (const char *[]){commands[i], "--help", NULL});
+        assert_int_equal(r->status, 0);
+        assert_non_null(strstr(r->out, "usage: perfq"));
+        run_perfq(r, (const char *[]){commands[i], "-h", NULL});
+        assert_int_equal(r->status, 0);
+        assert_non_null(strstr(r->out, "usage: perfq"));
+    }
 }
 
 /* Where the linker cache's libOpenCL.so.1 ignores OPENCL_LAYERS (a CUDA machine), perfq

@@ -12,9 +12,6 @@
 /* Exit status when perfq's own output could not be written (a full disk, a closed pipe...). */
 #define CLI_EXIT_OUTPUT 1
 
-/* perfq's usage text (perfq --help, perfq stat --help). */
-void cli_usage(FILE *f);
-
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -672,11 +672,6 @@ int cmd_stat(int argc, char **argv)
     perfq_t *pq = NULL;
     int rc = CLI_EXIT_USAGE;
     size_t n = 0;
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        cli_usage(stdout);   /* its options, defaults and opt-outs among the others' */
-        rc = 0;
-        goto out;
-    }
     if (!rows || !values || stat_parse_args(argc, argv, &o))
         goto out;
     perfq_status_t st = perfq_open(&pq);

@@ -1,4 +1,5 @@
 /* perfq: list counters, measure commands, run commands with perfq's layers. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,7 +114,7 @@ static const char usage[] =
     "  stat and record print a progress line (elapsed, frames, OpenCL commands) on stderr\n"
     "  while CMD runs when stderr is a terminal, and none otherwise.\n"
     "\n"
-    "  -h, --help                    this text\n"
+    "  -h, --help                    this text (also after a command: perfq stat --help)\n"
     "  --version                     perfq's version\n"
     "\n"
     "Counter names are GROUP/COUNTER as 'perfq list' prints them; a bare COUNTER works when\n"
@@ -126,9 +127,13 @@ static const char usage[] =
     "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
     "(the table, the JSON, the list: a full disk, for example).\n";
 
-void cli_usage(FILE *f)
+static bool is_command(const char *cmd)
 {
-    fputs(usage, f);
+    static const char *const commands[] = {"list", "stat", "record", "serve", "run", "memory"};
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(cmd, commands[i]) == 0)
+            return true;
+    return false;
 }
 
 static int dispatch(int argc, char **argv)
@@ -139,6 +144,13 @@ static int dispatch(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    /* "perfq COMMAND --help" (or -h) as its first argument: the same text, which has every
+     * command's options; a value that is an option's ("-o --help") is the command's. */
+    if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) &&
+        is_command(cmd)) {
         fputs(usage, stdout);
         return 0;
     }
