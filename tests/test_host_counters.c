@@ -135,6 +135,52 @@ static void test_bytes_written(void **state)
     perfq_close(&pq);
 }
 
+/* A PID target waiting for its exec (enable_on_exec) is counted by proc-io from its start,
+ * however late the measurement begins (perfq stat spawns CMD without waiting where only proc-io
+ * measures it); without enable_on_exec, from begin. The child writes 10 x 1000 bytes and exits;
+ * it is measured as a zombie, before it is reaped. */
+static void test_exec_target_io_counted_from_start(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t ids[2];
+    assert_int_equal(perfq_counter_find(pq, "proc-io/write-bytes", &ids[0]), PERFQ_OK);
+    assert_int_equal(perfq_counter_find(pq, "proc-io/write-syscalls", &ids[1]), PERFQ_OK);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        static const char block[1000];
+        int fd = open("/dev/null", O_WRONLY);
+        for (int i = 0; i < 10; i++)
+            if (fd < 0 || write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+                _exit(1);
+        _exit(0);
+    }
+    siginfo_t info;
+    assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
+    assert_int_equal(info.si_status, 0);
+    for (int on_exec = 1; on_exec >= 0; on_exec--) {
+        perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = on_exec};
+        perfq_measurement_t *m = NULL;
+        assert_int_equal(perfq_measurement_create(pq, ids, 2, &t, &m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        perfq_value_t v[2];
+        assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+        assert_int_equal(v[0].v.u64, on_exec ? 10000u : 0u);
+        assert_int_equal(v[1].v.u64, on_exec ? 10u : 0u);
+        /* A second begin restarts from its own read. */
+        assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_end(m), PERFQ_OK);
+        assert_int_equal(perfq_measurement_result(m, PERFQ_RESULT_WAIT, v, 2), PERFQ_OK);
+        assert_int_equal(v[0].v.u64, 0u);
+        perfq_measurement_destroy(&m);
+    }
+    waitpid(pid, NULL, 0);
+    perfq_close(&pq);
+}
+
 static void test_sample_grows_and_begin_again_restarts(void **state)
 {
     (void)state;
@@ -443,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_task_clock_of_busy_loop),
         cmocka_unit_test(test_faults_of_fresh_pages),
         cmocka_unit_test(test_bytes_written),
+        cmocka_unit_test(test_exec_target_io_counted_from_start),
         cmocka_unit_test(test_sample_grows_and_begin_again_restarts),
         cmocka_unit_test(test_child_process_target),
         cmocka_unit_test(test_target_creating_threads),

@@ -226,8 +226,10 @@ typedef struct perfq_target {
     perfq_target_kind_t kind;
     pid_t pid;               /* for PERFQ_TARGET_PID */
     /* For PERFQ_TARGET_PID: start counting when pid calls exec (perf_event enable_on_exec);
-     * begin must then be called before the exec. Counters that cannot wait for exec (rusage,
-     * /proc io) read the process from begin. */
+     * begin must then be called before the exec. /proc io (proc-io), which cannot wait for
+     * exec, counts such a process from its start at the first begin (a process made to be
+     * measured has done nothing of its own before its exec), whether the exec came before that
+     * begin or not. */
     int enable_on_exec;
 } perfq_target_t;
 

@@ -4,6 +4,13 @@
  * pid they include that process's reaped descendants, readable until it is itself reaped
  * (perfq stat ends its measurement while the child is a zombie, then reaps it).
  * The file stays open for the session and is re-read with pread at offset 0.
+ *
+ * A PID target waiting for its exec (enable_on_exec) is a process made to be measured: its
+ * first begin counts it from its start (base zero), not from the moment begin reads it, so it
+ * does not matter whether its exec, and its first reads, came before that begin (perfq stat
+ * spawns CMD without waiting where only these counters measure it). What it did between its
+ * fork and its exec is counted with it (perfq's go byte: one read, one byte). A later begin
+ * restarts from its own read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +113,7 @@ struct procio_session {
     enum field fields[F_COUNT];
     uint64_t base[F_COUNT];
     uint64_t last[F_COUNT];
+    int from_start;   /* the next begin takes zero as its base (a target waiting for exec) */
 };
 
 static perfq_status_t procio_session_open(void *state, const struct perfq_session_request *req,
@@ -133,6 +141,7 @@ static perfq_status_t procio_session_open(void *state, const struct perfq_sessio
              : err == ENOMEM ? PERFQ_ENOMEM : PERFQ_ESYS;
     }
     s->count = req->count;
+    s->from_start = req->target.kind == PERFQ_TARGET_PID && req->target.enable_on_exec;
     for (size_t i = 0; i < req->count; i++)
         s->fields[i] = (enum field)req->counters[i]->code;
     *session = s;
@@ -149,6 +158,11 @@ static void procio_session_close(void *session)
 static perfq_status_t procio_begin(void *session)
 {
     struct procio_session *s = session;
+    if (s->from_start) {
+        s->from_start = 0;
+        memset(s->base, 0, sizeof(s->base));
+        return PERFQ_OK;
+    }
     return parse_io(s->fd, s->base) ? PERFQ_ESYS : PERFQ_OK;
 }
 
