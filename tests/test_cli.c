@@ -860,6 +860,60 @@ static void test_json_non_utf8_arguments(void **state)
 /* Issue 14 item 11: perfq run (and stat, which injects the layers by default) refuses to run
  * the command when a layer cannot be injected: not found, or a path that LD_PRELOAD or
  * OPENCL_LAYERS would split. */
+/* CMD's read-bytes and read-syscalls under one perfq stat run, -e events (JSON). */
+static void stat_reads(const char *events, const char *cmd, double out[2])
+{
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-spawn-XXXXXX";
+    close(mkstemp(path));
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "--json", "-e", events,
+                                  "-o", path, "--", cmd, NULL});
+    assert_int_equal(r->status, 0);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
+    json_object *root = json_tokener_parse(report);
+    assert_non_null(root);
+    out[0] = json_counter(root, "proc-io/read-bytes");
+    out[1] = json_counter(root, "proc-io/read-syscalls");
+    json_object_put(root);
+}
+
+/* perfq stat spawns CMD at once where only proc-io measures it (no perf event to attach before
+ * its exec), and forks it to wait for a go byte where a perf event does. Both count CMD from its
+ * start, the dynamic loader's reads included (a spawned CMD may read before perfq's measurement
+ * begins); the forked child's go byte is its one read more. */
+static void test_stat_spawn_paths_count_alike(void **state)
+{
+    (void)state;
+    double at_once[2], forked[2];
+    stat_reads("proc-io/read-bytes,proc-io/read-syscalls", "true", at_once);
+    stat_reads("host/task-clock,proc-io/read-bytes,proc-io/read-syscalls", "true", forked);
+    print_message("true read %.0f bytes in %.0f calls (spawned), %.0f in %.0f (forked)\n",
+                  at_once[0], at_once[1], forked[0], forked[1]);
+    assert_true(at_once[0] > 0);   /* the dynamic loader read libc's ELF header at least */
+    assert_true(forked[0] == at_once[0] + 1);
+    assert_true(forked[1] == at_once[1] + 1);
+}
+
+/* A file without "#!" that execvp gives to /bin/sh: posix_spawnp refuses it (ENOEXEC), and
+ * perfq stat runs it as before, forked. */
+static void test_stat_runs_script_without_interpreter_line(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-script-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char script[] = "exit 7\n";
+    assert_int_equal(write(fd, script, sizeof(script) - 1), (ssize_t)(sizeof(script) - 1));
+    close(fd);
+    assert_int_equal(chmod(path, 0700), 0);
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "--", path, NULL});
+    unlink(path);
+    assert_int_equal(r->status, 7);
+    assert_non_null(strstr(r->err, "rusage/user-time"));
+}
+
 /* SIGTERM or SIGHUP sent to perfq stat alone (kill PID, a service manager, a closed
  * terminal) reach the command; perfq prints its report and exits with the command's status.
  * Before, perfq died at once: no report, and the command ran on, orphaned. */
@@ -885,7 +939,10 @@ static void test_stat_forwards_term_and_hup(void **state)
 {
     (void)state;
     static const int sigs[] = {SIGTERM, SIGHUP};
-    for (size_t i = 0; i < 2; i++) {
+    /* Spawned at once (the default here: proc-io and rusage) and forked (a perf event). */
+    static const char *const events[] = {"rusage/user-time,proc-io/read-bytes",
+                                         "host/task-clock,rusage/user-time"};
+    for (size_t i = 0; i < 4; i++) {
         char dir[] = "/tmp/perfq-cli-sig-XXXXXX";
         assert_non_null(mkdtemp(dir));
         char ready[96], table[96], script[256];
@@ -905,8 +962,8 @@ static void test_stat_forwards_term_and_hup(void **state)
              * terminal's shell would. */
             signal(SIGTERM, SIG_DFL);
             signal(SIGHUP, SIG_DFL);
-            execl(perfq_path, perfq_path, "stat", "-o", table, "--", "sh", "-c", script,
-                  (char *)NULL);
+            execl(perfq_path, perfq_path, "stat", "-e", events[i / 2], "-o", table, "--", "sh",
+                  "-c", script, (char *)NULL);
             _exit(99);
         }
         long cmd_pid = 0;
@@ -918,7 +975,7 @@ static void test_stat_forwards_term_and_hup(void **state)
                 fclose(f);
         }
         assert_true(cmd_pid > 0);
-        assert_int_equal(kill(pid, sigs[i]), 0);
+        assert_int_equal(kill(pid, sigs[i % 2]), 0);
         int status;
         assert_int_equal(waitpid(pid, &status, 0), pid);
         /* The command ended with perfq (it got the signal), leaving nothing running. kill(pid, 0)
@@ -933,7 +990,7 @@ static void test_stat_forwards_term_and_hup(void **state)
         assert_false(running);
         /* perfq exited by itself, with the command's status. */
         assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 128 + sigs[i]);
+        assert_int_equal(WEXITSTATUS(status), 128 + sigs[i % 2]);
         int fd = open(table, O_RDONLY);
         assert_true(fd >= 0);
         char buf[8192];
@@ -1007,6 +1064,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stat_rusage_rows_from_wait4),
         cmocka_unit_test(test_stat_signal_status),
         cmocka_unit_test(test_stat_forwards_term_and_hup),
+        cmocka_unit_test(test_stat_spawn_paths_count_alike),
+        cmocka_unit_test(test_stat_runs_script_without_interpreter_line),
         cmocka_unit_test(test_bad_arguments_exit_2),
         cmocka_unit_test(test_unavailable_counter_named),
         cmocka_unit_test(test_run_execs_with_status),

@@ -2,6 +2,7 @@
 #ifndef PERFQ_TOOLS_CLI_H
 #define PERFQ_TOOLS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -44,6 +45,11 @@ int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id);
 /* Forks a child that waits for a byte on *go before it execs cmd (execvp); an exec failure
  * comes back as its errno on *exec_err (EOF when the exec succeeded). Returns its pid, or -1. */
 pid_t cli_spawn_waiting(char **cmd, int *go, int *exec_err);
+/* Starts cmd at once (posix_spawnp: no copy of perfq's memory, no wait for a go byte) with
+ * the signal mask *mask and perfq's signal dispositions. Returns 0 with *pid once cmd has
+ * exec'ed, or the exec's error (no child is left). ENOEXEC: a file that execvp would give to
+ * /bin/sh (no "#!"): cli_spawn_waiting runs it as before. */
+int cli_spawn_now(char **cmd, const sigset_t *mask, pid_t *pid);
 
 /* JSON output helpers. Bytes that are not UTF-8 are written as U+FFFD (json.c). */
 void json_string(FILE *out, const char *s);

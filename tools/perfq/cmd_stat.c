@@ -6,9 +6,11 @@
  * the NVIDIA device counters are added where NVML finds a device, opened on a thread once
  * CMD's driver start is over (stat_device.c).
  *
- * Runs CMD and counts for it and its descendants. The child waits on a pipe until the
- * measurement exists; perf events are enabled at its exec (enable_on_exec), so perfq's own
- * fork/exec work is not counted. When the child exits, perfq waits for it without reaping
+ * Runs CMD and counts for it and its descendants. Where a perf event measures it, the child
+ * waits on a pipe until the measurement exists, and perf events are enabled at its exec
+ * (enable_on_exec), so perfq's own fork/exec work is not counted; where only counters that
+ * count a process from its start do (proc-io; rusage comes from wait4), CMD is spawned at once
+ * (posix_spawnp). When the child exits, perfq waits for it without reaping
  * (WNOWAIT), ends the measurement while /proc/PID/io still exists, then reaps it with wait4 for
  * its rusage (user, system time, max RSS). Exits with CMD's status (128+N for signal N).
  * With -I MS the counters are also printed every MS ms (stat_interval.c) and the total is the
@@ -171,6 +173,22 @@ static size_t measured_ids(struct stat_row *rows, size_t n, perfq_counter_id_t *
         }
     }
     return measured;
+}
+
+/* Whether CMD may be spawned at once: every counter measured on it (rows[i].measured >= 0) is
+ * one that counts a process from its start (proc-io, perfq.h), none that must be attached
+ * before the exec (perf events: host, host-hw), and no -I (its intervals begin with CMD's
+ * exec). */
+static int spawn_at_once(const struct stat_options *o, const struct stat_row *rows, size_t n)
+{
+    static const char from_start[] = "proc-io/";
+    if (o->interval_ms)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].measured >= 0 &&
+            strncmp(rows[i].info.full_name, from_start, sizeof(from_start) - 1) != 0)
+            return 0;
+    return 1;
 }
 
 /* The device counters with -I only (their intervals need them in the interval set): every
@@ -545,9 +563,34 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         stat_collect_set_per_draw(*collect);
     if (*collect)
         stat_collect_set_stats_span(*collect, o->stats_span_ns);
-    int go, exec_err;
-    pid_t pid = cli_spawn_waiting(o->cmd, &go, &exec_err);
-    if (pid < 0)
+    int go = -1, exec_err = -1;
+    pid_t pid = -1;
+    /* Where nothing must be attached to CMD before its exec (perf events are), CMD is spawned
+     * at once: no fork of perfq's memory and no wait for a go byte (2.3-2.8 ms of a perfq stat
+     * run on the 2-core VM, docs/perfq-stat.md). The terminal's and kill's signals are held
+     * until perfq's own dispositions are set, then forwarded or ignored as below; CMD gets the
+     * mask and dispositions perfq had. */
+    int at_once = spawn_at_once(o, rows, n);
+    sigset_t held, old_mask;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGQUIT);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    uint64_t t0 = 0;
+    if (at_once) {
+        pthread_sigmask(SIG_BLOCK, &held, &old_mask);
+        t0 = monotonic_ns();
+        int e = cli_spawn_now(o->cmd, &old_mask, &pid);
+        if (e) {
+            pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+            at_once = 0;
+            if (e != ENOEXEC)
+                return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
+                               strerror(e)), -1;
+        }
+    }
+    if (!at_once && (pid = cli_spawn_waiting(o->cmd, &go, &exec_err)) < 0)
         return fprintf(stderr, "perfq stat: cannot start a process: %s\n", strerror(errno)), -1;
     struct stat_device *device = NULL;   /* started with CMD's exec, below */
     perfq_measurement_t *m = NULL;
@@ -572,6 +615,15 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     }
     if (st == PERFQ_OK && m)
         st = perfq_measurement_begin(m);
+    if (st != PERFQ_OK && at_once) {
+        /* CMD runs already: it is not stopped; what could not be opened is not counted. */
+        fprintf(stderr, "perfq stat: cannot measure CMD: %s; its counters are not counted\n",
+                perfq_status_string(st));
+        perfq_measurement_destroy(&m);
+        for (size_t i = 0; i < measured; i++)
+            values[i].flags = PERFQ_VALUE_NOT_COUNTED;
+        st = PERFQ_OK;
+    }
     if (st != PERFQ_OK || refused) {
         if (!refused)
             fprintf(stderr, "perfq stat: cannot measure: %s%s\n", perfq_status_string(st),
@@ -594,11 +646,16 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     child_pid = pid;
     sigaction(SIGTERM, &fwd, &old_term);
     sigaction(SIGHUP, &fwd, &old_hup);
-    uint64_t t0 = monotonic_ns();
     char byte = 1;
     int err = 0;
     ssize_t got = -1;
-    int released = write(go, &byte, 1) == 1;
+    int released = 0;
+    if (at_once) {
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);   /* held signals arrive now */
+    } else {
+        t0 = monotonic_ns();
+        released = write(go, &byte, 1) == 1;
+    }
     /* perfq's threads start while CMD execs, no longer before it (the layers' records wait in
      * the ring meanwhile). The drain thread first: its creation waited for the device thread's
      * dlopen of NVML (the dynamic loader's lock: a thread's TLS is set up under it). The device
@@ -614,8 +671,10 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
             got = read(exec_err, &err, sizeof(err));
         while (got < 0 && errno == EINTR);
     }
-    close(go);
-    close(exec_err);
+    if (go >= 0)
+        close(go);
+    if (exec_err >= 0)
+        close(exec_err);
     /* Not while -I writes its intervals to the same terminal. */
     struct progress *progress = o->interval_ms && out == stderr ? NULL
                                                                 : progress_start(*collect, t0);

@@ -1,6 +1,9 @@
-/* Starting the measured command: it waits, forked, until perfq has set up what it measures with. */
+/* Starting the measured command: at once, or forked and waiting until perfq has set up what it
+ * measures with. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,4 +34,21 @@ pid_t cli_spawn_waiting(char **cmd, int *go, int *exec_err)
     *go = gp[1];
     *exec_err = ep[0];
     return pid;
+}
+
+extern char **environ;
+
+int cli_spawn_now(char **cmd, const sigset_t *mask, pid_t *pid)
+{
+    posix_spawnattr_t attr;
+    int err = posix_spawnattr_init(&attr);
+    if (err)
+        return err;
+    err = posix_spawnattr_setsigmask(&attr, mask);
+    if (!err)
+        err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    if (!err)
+        err = posix_spawnp(pid, cmd[0], NULL, &attr, cmd, environ);
+    posix_spawnattr_destroy(&attr);
+    return err;
 }
