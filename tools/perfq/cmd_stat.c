@@ -566,10 +566,10 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     int go = -1, exec_err = -1;
     pid_t pid = -1;
     /* Where nothing must be attached to CMD before its exec (perf events are), CMD is spawned
-     * at once: no fork of perfq's memory and no wait for a go byte (2.3-2.8 ms of a perfq stat
-     * run on the 2-core VM, docs/perfq-stat.md). The terminal's and kill's signals are held
-     * until perfq's own dispositions are set, then forwarded or ignored as below; CMD gets the
-     * mask and dispositions perfq had. */
+     * at once: no fork of perfq's memory and no wait for a go byte (1.6-2.0 ms of a perfq stat
+     * run on the 2-core VM, 0.2 ms on the H100: docs/perfq-stat.md). The terminal's and kill's
+     * signals are held until perfq's own dispositions are set, then forwarded or ignored as
+     * below; CMD gets the mask and dispositions perfq had. */
     int at_once = spawn_at_once(o, rows, n);
     sigset_t held, old_mask;
     sigemptyset(&held);

@@ -1,5 +1,4 @@
 /* perfq: list counters, measure commands, run commands with perfq's layers. */
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,14 +126,13 @@ static const char usage[] =
     "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
     "(the table, the JSON, the list: a full disk, for example).\n";
 
-static bool is_command(const char *cmd)
-{
-    static const char *const commands[] = {"list", "stat", "record", "serve", "run", "memory"};
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(cmd, commands[i]) == 0)
-            return true;
-    return false;
-}
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"list", cmd_list},   {"stat", cmd_stat}, {"record", cmd_record},
+    {"serve", cmd_serve}, {"run", cmd_run},   {"memory", cmd_memory},
+};
 
 static int dispatch(int argc, char **argv)
 {
@@ -147,29 +145,22 @@ static int dispatch(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    /* "perfq COMMAND --help" (or -h) as its first argument: the same text, which has every
-     * command's options; a value that is an option's ("-o --help") is the command's. */
-    if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) &&
-        is_command(cmd)) {
-        fputs(usage, stdout);
-        return 0;
-    }
     if (strcmp(cmd, "--version") == 0) {
         printf("perfq %s\n", PERFQ_VERSION_STRING);
         return 0;
     }
-    if (strcmp(cmd, "list") == 0)
-        return cmd_list(argc - 1, argv + 1);
-    if (strcmp(cmd, "stat") == 0)
-        return cmd_stat(argc - 1, argv + 1);
-    if (strcmp(cmd, "record") == 0)
-        return cmd_record(argc - 1, argv + 1);
-    if (strcmp(cmd, "serve") == 0)
-        return cmd_serve(argc - 1, argv + 1);
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "memory") == 0)
-        return cmd_memory(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        /* "perfq COMMAND --help" (or -h) as its first argument: the same text, which has
+         * every command's options; a value that is an option's ("-o --help") is the
+         * command's. */
+        if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "perfq: unknown command '%s'\n\n%s", cmd, usage);
     return CLI_EXIT_USAGE;
 }
