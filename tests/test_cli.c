@@ -857,9 +857,6 @@ static void test_json_non_utf8_arguments(void **state)
     json_tokener_free(tok);
 }
 
-/* Issue 14 item 11: perfq run (and stat, which injects the layers by default) refuses to run
- * the command when a layer cannot be injected: not found, or a path that LD_PRELOAD or
- * OPENCL_LAYERS would split. */
 /* CMD's read-bytes and read-syscalls under one perfq stat run, -e events (JSON). */
 static void stat_reads(const char *events, const char *cmd, double out[2])
 {
@@ -1004,6 +1001,9 @@ static void test_stat_forwards_term_and_hup(void **state)
     }
 }
 
+/* Issue 14 item 11: perfq run (and stat, which injects the layers by default) refuses to run
+ * the command when a layer cannot be injected: not found, or a path that LD_PRELOAD or
+ * OPENCL_LAYERS would split. */
 static void test_run_refuses_without_layers(void **state)
 {
     (void)state;
