@@ -14,7 +14,15 @@
  * waited for): on a shared machine it does not count the time others' processes took the
  * cores, so its ratio is the steadier measure of the work perfq adds. Each round's ratios are
  * printed as it ends. The draw-heavy load: bench/gl/draw_heavy.c (bench-draw-heavy).
+ *
+ * Each median comes with its 95% confidence interval (distribution-free: the order statistics
+ * that bracket the median with 95% probability under the binomial's normal approximation; no
+ * assumption on how the runs spread), and the wall ratio with a verdict on issue 12's target,
+ * a slowdown under 3%: "under 3%" when the whole interval is below 1.03, "over 3%" when it is
+ * at or above, "undecided" when it straddles 1.03 (more rounds narrow it). On a shared machine
+ * the runs of one variant spread by tens of percent: a median without its interval says little.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +69,23 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The 95% confidence interval of the median of n sorted values: [sorted[*lo], sorted[*hi]].
+ * The ranks n/2 -+ 1.96 sqrt(n)/2 (1-based, the median's rank in the binomial B(n, 1/2)),
+ * widened to whole ranks and held inside 1..n: from about 10 values on the interval is
+ * narrower than the range. */
+static void median_ci(int n, int *lo, int *hi)
+{
+    double half = 1.96 * sqrt((double)n) / 2.0;
+    int j = (int)floor((double)n / 2.0 - half), k = (int)ceil((double)n / 2.0 + 1.0 + half);
+    *lo = (j < 1 ? 1 : j) - 1;
+    *hi = (k > n ? n : k) - 1;
+}
+
+static const char *verdict(double lo, double hi, double limit)
+{
+    return hi < limit ? "under 3%" : lo >= limit ? "over 3%" : "undecided";
 }
 
 int main(int argc, char **argv)
@@ -136,15 +161,22 @@ int main(int argc, char **argv)
         qsort(cpu_ratio[v], (size_t)rounds, sizeof(double), cmp);
         qsort(diff_ms[v], (size_t)rounds, sizeof(double), cmp);
     }
-    int m = rounds / 2;
+    int m = rounds / 2, lo, hi;
+    median_ci(rounds, &lo, &hi);
     printf("%s: %d rounds, bare median %.3f s (CPU %.3f s)\n", cmd[0], rounds, wall[0][m],
            cpu[0][m]);
-    printf("  %-24s %-30s %-14s %s\n", "variant / bare", "wall: median (min, max)",
-           "wall - bare", "CPU (user+system, whole tree): median (min, max)");
+    printf("  %-24s %-36s %-9s %-12s %s\n", "variant / bare",
+           "wall: median [95% CI] (min, max)", "3% target", "wall - bare",
+           "CPU (user+system, whole tree): median [95% CI] (min, max)");
     for (int v = 1; v < NV; v++)
-        printf("  %-24s %.3f (%.3f, %.3f)          %+7.2f ms     %.3f (%.3f, %.3f)\n",
-               variant[v].label, ratio[v][m], ratio[v][0], ratio[v][rounds - 1], diff_ms[v][m],
-               cpu_ratio[v][m], cpu_ratio[v][0], cpu_ratio[v][rounds - 1]);
+        printf("  %-24s %.3f [%.3f, %.3f] (%.3f, %.3f)  %-9s %+7.2f ms   %.3f [%.3f, %.3f] "
+               "(%.3f, %.3f)\n",
+               variant[v].label, ratio[v][m], ratio[v][lo], ratio[v][hi], ratio[v][0],
+               ratio[v][rounds - 1], verdict(ratio[v][lo], ratio[v][hi], 1.03), diff_ms[v][m],
+               cpu_ratio[v][m], cpu_ratio[v][lo], cpu_ratio[v][hi], cpu_ratio[v][0],
+               cpu_ratio[v][rounds - 1]);
+    printf("  (95%% CI: the order statistics %d and %d of %d; the target's verdict is on the "
+           "wall ratio's interval)\n", lo + 1, hi + 1, rounds);
     for (int v = 0; v < NV; v++) {
         free(wall[v]);
         free(cpu[v]);
