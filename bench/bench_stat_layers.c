@@ -90,15 +90,24 @@ static const char *verdict(double lo, double hi, double limit)
 
 int main(int argc, char **argv)
 {
-    if (argc < 5 || strcmp(argv[3], "--") != 0) {
-        fprintf(stderr, "usage: bench-stat-layers PERFQ ROUNDS -- CMD [ARGS]\n");
+    /* --only TAGS: bare and the variants named (run, --no-layers, default, --per-draw), so
+     * that more rounds of the ones of interest fit in the same time. */
+    const char *only = NULL;
+    int at = 3;
+    if (argc > 4 && strcmp(argv[3], "--only") == 0) {
+        only = argv[4];
+        at = 5;
+    }
+    if (argc < at + 2 || strcmp(argv[at], "--") != 0) {
+        fprintf(stderr, "usage: bench-stat-layers PERFQ ROUNDS [--only TAG,...] -- CMD [ARGS]\n"
+                "  TAG: run, --no-layers, default, --per-draw (bare always runs)\n");
         return 2;
     }
     int rounds = atoi(argv[2]);
     if (rounds < 1 || rounds > 1000)
         return 2;
-    char **cmd = argv + 4;
-    int ncmd = argc - 4;
+    char **cmd = argv + at + 1;
+    int ncmd = argc - at - 1;
     if (ncmd > 56)
         return 2;
     /* Each variant: perfq's arguments before CMD (none: CMD bare). */
@@ -113,6 +122,23 @@ int main(int argc, char **argv)
         {"perfq stat --per-draw", "--per-draw", {"stat", "--per-draw", "-o", "/dev/null", "--"}},
     };
     enum { NV = sizeof(variant) / sizeof(variant[0]) };
+    int on[NV], n_on = 0, order[NV];   /* the variants run, bare first */
+    for (int v = 0; v < NV; v++) {
+        on[v] = v == 0 || !only;
+        if (only) {
+            size_t len = strlen(variant[v].tag);
+            for (const char *t = only; *t; t += strcspn(t, ",") + (t[strcspn(t, ",")] == ','))
+                if (strcspn(t, ",") == len && strncmp(t, variant[v].tag, len) == 0)
+                    on[v] = 1;
+        }
+        if (on[v])
+            order[n_on++] = v;
+    }
+    if (only && n_on < 2) {
+        fprintf(stderr, "bench-stat-layers: --only '%s' names no variant (run, --no-layers, "
+                "default, --per-draw)\n", only);
+        return 2;
+    }
     char *argvs[NV][64];
     for (int v = 0; v < NV; v++) {
         int k = 0;
@@ -137,14 +163,16 @@ int main(int argc, char **argv)
     }
     run(argvs[0]);   /* warm the caches (shader and kernel compilers, page cache) */
     for (int r = 0; r < rounds; r++) {
-        for (int k = 0; k < NV; k++) {
-            int v = (r + k) % NV;   /* rotate the order: no variant always runs first */
+        for (int k = 0; k < n_on; k++) {
+            int v = order[(r + k) % n_on];   /* rotate the order: no variant always runs first */
             wall[v][r] = run(argvs[v]);
             cpu[v][r] = cpu_s;
         }
         /* Each round as it ends: a run cut short (a time limit) still leaves its figures. */
         printf("  round %d: bare %.3f s (CPU %.3f s);", r + 1, wall[0][r], cpu[0][r]);
         for (int v = 1; v < NV; v++) {
+            if (!on[v])
+                continue;
             ratio[v][r] = wall[v][r] / wall[0][r];
             cpu_ratio[v][r] = cpu[v][r] / cpu[0][r];
             diff_ms[v][r] = (wall[v][r] - wall[0][r]) * 1e3;
@@ -169,12 +197,13 @@ int main(int argc, char **argv)
            "wall: median [95% CI] (min, max)", "3% target", "wall - bare",
            "CPU (user+system, whole tree): median [95% CI] (min, max)");
     for (int v = 1; v < NV; v++)
-        printf("  %-24s %.3f [%.3f, %.3f] (%.3f, %.3f)  %-9s %+7.2f ms   %.3f [%.3f, %.3f] "
-               "(%.3f, %.3f)\n",
-               variant[v].label, ratio[v][m], ratio[v][lo], ratio[v][hi], ratio[v][0],
-               ratio[v][rounds - 1], verdict(ratio[v][lo], ratio[v][hi], 1.03), diff_ms[v][m],
-               cpu_ratio[v][m], cpu_ratio[v][lo], cpu_ratio[v][hi], cpu_ratio[v][0],
-               cpu_ratio[v][rounds - 1]);
+        if (on[v])
+            printf("  %-24s %.3f [%.3f, %.3f] (%.3f, %.3f)  %-9s %+7.2f ms   %.3f [%.3f, %.3f] "
+                   "(%.3f, %.3f)\n",
+                   variant[v].label, ratio[v][m], ratio[v][lo], ratio[v][hi], ratio[v][0],
+                   ratio[v][rounds - 1], verdict(ratio[v][lo], ratio[v][hi], 1.03), diff_ms[v][m],
+                   cpu_ratio[v][m], cpu_ratio[v][lo], cpu_ratio[v][hi], cpu_ratio[v][0],
+                   cpu_ratio[v][rounds - 1]);
     printf("  (95%% CI: the order statistics %d and %d of %d; the target's verdict is on the "
            "wall ratio's interval)\n", lo + 1, hi + 1, rounds);
     for (int v = 0; v < NV; v++) {
