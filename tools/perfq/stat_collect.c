@@ -581,7 +581,10 @@ static void table_groups(FILE *out, const char *title, struct group *g, size_t n
 
 void stat_collect_print_table(struct stat_collect *c, FILE *out)
 {
-    fprintf(out, " Layers (%" PRIu64 " attached in %zu processes):\n", attached(c), c->n_pids);
+    /* Loads of a layer (each layer in each process counts once) and the processes whose
+     * records arrived: a process may load a layer and send nothing (clinfo: no command). */
+    fprintf(out, " Layers (%" PRIu64 " loaded, records from %zu process%s):\n", attached(c),
+            c->n_pids, c->n_pids == 1 ? "" : "es");
     if (c->frames) {
         fprintf(out, "   %" PRIu64 " frames in %zu contexts; %" PRIu64 " with GPU time\n",
                 c->frames, c->n_contexts, c->frames_gpu);
