@@ -23,6 +23,7 @@ static const char *perfq_path;
 static const char *fake_loader_path;   /* a libOpenCL.so.1 that ignores OPENCL_LAYERS */
 static const char *stub_icd_path[2];    /* two ICDs, one platform each: "perfq stub ICD A", B */
 static const char *cl_platforms_path;   /* prints the platforms' names in clGetPlatformIDs' order */
+static const char *refuse_proc_io_path; /* preloaded: another process's /proc/PID/io refused */
 
 /* perfq stat injects the layers by default (issue 12). In a sanitizer build the instrumented
  * layers cannot load into an uninstrumented program such as sh or true (libperfq.so.0 needs the
@@ -264,7 +265,9 @@ static void test_stat_table_to_file(void **state)
     assert_non_null(strstr(buf, "seconds time elapsed"));
     /* The default (issue 12): the layers' section; device counters only where NVML finds a
      * device, and nothing about them where it does not (no unavailable "nvml/..." rows). */
-    assert_non_null(strstr(buf, " Layers ("));
+    /* true calls no GL and no OpenCL: no layer loads (the GL stub loads the layer at the
+     * first GL call), none sends a record. */
+    assert_non_null(strstr(buf, " Layers (0 loaded, records from 0 processes):"));
     assert_null(strstr(buf, "nvml/"));
     assert_null(strstr(buf, "gpm/"));
     if (strstr(buf, "nvml-gpu"))
@@ -892,6 +895,46 @@ static void test_stat_spawn_paths_count_alike(void **state)
     assert_true(forked[1] == at_once[1] + 1);
 }
 
+/* Spawned at once, CMD runs before its measurement exists. Where that measurement then cannot
+ * be opened (librefuse-proc-io.so makes opening another process's /proc/PID/io fail with
+ * EMFILE, as when perfq is out of descriptors), CMD is not stopped: it runs to its end, its
+ * proc-io rows read "not counted", its rusage rows are counted (wait4), a message says why,
+ * and perfq's exit status is CMD's. */
+static void test_stat_spawned_cmd_unmeasurable_runs_on(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char dir[] = "/tmp/perfq-cli-refused-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char marker[96], report[96], script[160];
+    snprintf(marker, sizeof(marker), "%s/ran", dir);
+    snprintf(report, sizeof(report), "%s/report", dir);
+    snprintf(script, sizeof(script), "echo ran > %s; exit 3", marker);
+    setenv("LD_PRELOAD", refuse_proc_io_path, 1);
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "-e",
+                                  "rusage/user-time,proc-io/read-bytes", "-o", report, "--", "sh",
+                                  "-c", script, NULL});
+    unsetenv("LD_PRELOAD");
+    assert_int_equal(r->status, 3);
+    assert_int_equal(access(marker, F_OK), 0);
+    assert_non_null(strstr(r->err, "cannot measure CMD: "));
+    assert_non_null(strstr(r->err, "its counters are not counted"));
+    char buf[8192];
+    read_report(report, buf, sizeof(buf));
+    const char *row = strstr(buf, "proc-io/read-bytes");
+    assert_non_null(row);
+    /* The row's value column, before its name: "<not counted>". */
+    const char *line = row;
+    while (line > buf && line[-1] != '\n')
+        line--;
+    assert_non_null(strstr(line, "<not counted>"));
+    assert_true(strstr(line, "<not counted>") < row);
+    assert_non_null(strstr(buf, "rusage/user-time"));
+    assert_null(strstr(buf, "<not counted>           rusage/user-time"));
+    unlink(marker);
+    rmdir(dir);
+}
+
 /* A file without "#!" that execvp gives to /bin/sh: posix_spawnp refuses it (ENOEXEC), and
  * perfq stat runs it as before, forked. */
 static void test_stat_runs_script_without_interpreter_line(void **state)
@@ -1043,9 +1086,9 @@ static void test_run_refuses_without_layers(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 6) {
-        fprintf(stderr, "usage: %s PERFQ FAKE-LIBOPENCL STUB-ICD-A STUB-ICD-B CL-PLATFORMS\n",
-                argv[0]);
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s PERFQ FAKE-LIBOPENCL STUB-ICD-A STUB-ICD-B CL-PLATFORMS "
+                "REFUSE-PROC-IO\n", argv[0]);
         return 2;
     }
     perfq_path = argv[1];
@@ -1053,6 +1096,7 @@ int main(int argc, char **argv)
     stub_icd_path[0] = argv[3];
     stub_icd_path[1] = argv[4];
     cl_platforms_path = argv[5];
+    refuse_proc_io_path = argv[6];
 #ifdef TEST_SANITIZED
     fake_layer_dir(sanitized_layers, sizeof(sanitized_layers), "/tmp/perfq-layers-san-XXXXXX");
 #endif
@@ -1065,6 +1109,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stat_signal_status),
         cmocka_unit_test(test_stat_forwards_term_and_hup),
         cmocka_unit_test(test_stat_spawn_paths_count_alike),
+        cmocka_unit_test(test_stat_spawned_cmd_unmeasurable_runs_on),
         cmocka_unit_test(test_stat_runs_script_without_interpreter_line),
         cmocka_unit_test(test_bad_arguments_exit_2),
         cmocka_unit_test(test_unavailable_counter_named),
