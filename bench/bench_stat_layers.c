@@ -72,9 +72,9 @@ static int cmp(const void *a, const void *b)
 }
 
 /* The 95% confidence interval of the median of n sorted values: [sorted[*lo], sorted[*hi]].
- * The ranks n/2 -+ 1.96 sqrt(n)/2 (1-based, the median's rank in the binomial B(n, 1/2)),
- * widened to whole ranks and held inside 1..n: from about 10 values on the interval is
- * narrower than the range. */
+ * The 1-based ranks n/2 - 1.96 sqrt(n)/2 and 1 + n/2 + 1.96 sqrt(n)/2 (how many values fall
+ * below the median is binomial B(n, 1/2), taken as normal), widened to whole ranks and held
+ * inside 1..n (41 rounds: ranks 14 and 28; up to 10 rounds, the whole range). */
 static void median_ci(int n, int *lo, int *hi)
 {
     double half = 1.96 * sqrt((double)n) / 2.0;
