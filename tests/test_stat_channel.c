@@ -123,6 +123,31 @@ static int writer_main(int argc, char **argv)
         }
         return bad;
     }
+    if (strcmp(argv[1], "--processes") == 0 && argc == 3) {
+        /* N processes one after another, each a GL context (its own handle) with one frame and a
+         * share group holding 1 KiB of textures in one object: what a test suite run under
+         * perfq stat sends, one program after another. */
+        long n = atol(argv[2]);
+        for (long i = 0; i < n; i++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                struct perfq_stat_record r = {.kind = PERFQ_STAT_FRAME};
+                r.a = 0x1000u + (uint64_t)i;   /* the context */
+                perfq_stat_channel_send(&r);
+                struct perfq_stat_record m = {.kind = PERFQ_STAT_GL_MEMORY};
+                m.a = 1;    /* the share group, the same number in every process */
+                m.b = 1;    /* textures: 1 KiB */
+                m.g0 = 1;   /* in 1 object */
+                perfq_stat_channel_send(&m);
+                _exit(0);
+            }
+            int status;
+            if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+                WEXITSTATUS(status) != 0)
+                return 8;
+        }
+        return 0;
+    }
     if (strcmp(argv[1], "--stuck") == 0 && argc == 3) {
         /* K records, then a slot reserved as a writer does (head moved on) and never published:
          * what a writer killed between its CAS and its publication leaves. */
@@ -481,6 +506,30 @@ static void cli_processes_exact(void **state)
     json_object_put(j);
 }
 
+/* More contexts, processes and GL share groups than the report's tables held before (1024,
+ * 1024 and 256: the counts stopped there, the memory of later share groups was left out and
+ * counted "malformed"): every one is counted. */
+static void cli_many_processes(void **state)
+{
+    (void)state;
+    json_object *j;
+    enum { N = 1500 };
+    char n[16];
+    snprintf(n, sizeof n, "%d", N);
+    int rc = run_perfq(NULL, (const char *[]){self_path, "--processes", n, NULL}, &j);
+    assert_int_equal(rc, 0);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "frames.count"), N);
+    assert_int_equal(get_int(j, "frames.contexts"), N);
+    assert_int_equal(get_int(j, "channel.processes"), N);
+    assert_int_equal(get_int(j, "gl_memory.share_groups"), N);
+    assert_int_equal(get_int(j, "gl_memory.textures_kib"), N);
+    assert_int_equal(get_int(j, "gl_memory.textures_objects"), N);
+    assert_int_equal(get_int(j, "channel.malformed"), 0);
+    assert_int_equal(get_int(j, "channel.untracked"), 0);
+    json_object_put(j);
+}
+
 /* A ring of 16 slots that the drain thread reads every 10 ms: most of a burst is dropped, and
  * counted exactly. */
 static void cli_overload(void **state)
@@ -539,6 +588,7 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest cli_tests[] = {
         cmocka_unit_test(cli_processes_exact),
+        cmocka_unit_test(cli_many_processes),
         cmocka_unit_test(cli_overload),
         cmocka_unit_test(cli_stuck_writer),
         cmocka_unit_test(cli_corrupt_page),

@@ -3,7 +3,8 @@
  * CMD runs and aggregates them: frames (count; CPU and GPU time per frame; vertices per frame)
  * and OpenCL commands by kernel name and by command type. Memory is bounded: series keep at most
  * SERIES_KEEP values (stat_series.h), at most MAX_GROUPS OpenCL groups (further names are summed
- * in "(other)"), and the ring (5 MiB) bounds what is in flight.
+ * in "(other)"), contexts, processes and share groups at most STAT_KEYS_MAX each (stat_keys.h:
+ * past that the counts say "at least"), and the ring (5 MiB) bounds what is in flight.
  */
 #include "stat_collect.h"
 
@@ -22,20 +23,19 @@
 #include "cli.h"
 #include "core/stat_channel.h"
 #include "record_timeline.h"
+#include "stat_keys.h"
 #include "stat_series.h"
 
 #define MAX_GROUPS 256
-#define MAX_CONTEXTS 1024
-#define MAX_MEMORY_GROUPS 256
 #define MAX_MEMORY_TAGS 256
 /* A span record claiming more frames is malformed (a program wrote on the ring): the span rule
  * is at most 10 s, and no program swaps 1.6 million times in that. */
 #define MAX_SPAN_FRAMES (1u << 24)
 
-/* GL memory of one share group at its peak total (kinds: textures, renderbuffers, buffers). */
+/* GL memory of one share group (key: pid, share group) at its peak total (kinds: textures,
+ * renderbuffers, buffers). */
 struct memory_group {
-    uint32_t pid;
-    uint64_t group;
+    struct stat_key key;
     uint64_t kib[3], objects[3];
 };
 static const char *const memory_kinds[3] = {"textures", "renderbuffers", "buffers"};
@@ -70,9 +70,9 @@ struct group {
     struct series ns;
 };
 
-struct context_key {
-    uint32_t pid;
-    uint64_t handle;
+/* A GL context (key: pid, context handle) or an OpenCL process (pid, 0). */
+struct context_entry {
+    struct stat_key key;
     uint64_t span_next;         /* the frame its next statistics span begins with */
 };
 
@@ -91,17 +91,13 @@ struct stat_collect {
      * with results, the frames they cover, and of those the frames in spans of several */
     uint64_t span_ns, spans, span_frames, shared_frames;
     uint64_t span_gaps;           /* spans that did not begin where their context's last ended */
-    struct context_key contexts[MAX_CONTEXTS];
-    size_t n_contexts;
-    uint64_t pids[MAX_CONTEXTS];
-    size_t n_pids;
+    struct stat_keys contexts, pids;   /* entries: struct context_entry, struct stat_key */
     /* OpenCL */
     struct group kernels[MAX_GROUPS], types[MAX_GROUPS];
     size_t n_kernels, n_types;
     uint64_t commands;
     uint64_t malformed;
-    struct memory_group memory[MAX_MEMORY_GROUPS];
-    size_t n_memory;
+    struct stat_keys memory;   /* entries: struct memory_group */
     struct memory_tag tags[MAX_MEMORY_TAGS];
     size_t n_tags;
     /* draws (--per-draw) */
@@ -158,24 +154,31 @@ static void group_add(struct group *g, const struct perfq_stat_record *r)
 
 static void note_pid(struct stat_collect *c, uint32_t pid)
 {
-    for (size_t i = 0; i < c->n_pids; i++)
-        if (c->pids[i] == pid)
-            return;
-    if (c->n_pids < MAX_CONTEXTS)
-        c->pids[c->n_pids++] = pid;
+    stat_keys_note(&c->pids, pid, 0);
 }
 
-/* The context's entry (NULL when the table is full). */
-static struct context_key *note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
+/* The context's entry (NULL when it cannot be kept: stat_keys.h). */
+static struct context_entry *note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 {
-    size_t i;
-    for (i = 0; i < c->n_contexts; i++)
-        if (c->contexts[i].pid == pid && c->contexts[i].handle == handle)
-            break;
-    if (i == c->n_contexts && c->n_contexts < MAX_CONTEXTS)
-        c->contexts[c->n_contexts++] = (struct context_key){pid, handle, 0};
     note_pid(c, pid);
-    return i < c->n_contexts ? &c->contexts[i] : NULL;
+    return stat_keys_note(&c->contexts, pid, handle);
+}
+
+/* Keys some record brought that could not be kept (past STAT_KEYS_MAX, or out of memory): the
+ * counts of contexts, processes and share groups are then lower bounds, and say so. */
+static uint64_t untracked(const struct stat_collect *c)
+{
+    return c->contexts.refused + c->pids.refused + c->memory.refused;
+}
+
+static const char *at_least(const struct stat_keys *k)
+{
+    return k->refused ? "at least " : "";
+}
+
+static struct memory_group *memory_at(const struct stat_collect *c, size_t i)
+{
+    return stat_keys_at(&c->memory, i);
 }
 
 static uint64_t memory_total(const struct memory_group *m)
@@ -186,20 +189,11 @@ static uint64_t memory_total(const struct memory_group *m)
 /* Keeps, per share group, the totals by type at the group's peak total. */
 static void take_memory(struct stat_collect *c, const struct perfq_stat_record *r)
 {
-    struct memory_group now = {r->pid, r->a, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
-    size_t i = 0;
-    while (i < c->n_memory && !(c->memory[i].pid == r->pid && c->memory[i].group == r->a))
-        i++;
-    if (i == c->n_memory) {
-        if (c->n_memory == MAX_MEMORY_GROUPS) {
-            c->malformed++;   /* never seen with real programs; counted, not silent */
-            return;
-        }
-        c->memory[c->n_memory++] = now;
-        return;
-    }
-    if (memory_total(&now) > memory_total(&c->memory[i]))
-        c->memory[i] = now;
+    struct memory_group now = {{r->pid, r->a}, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
+    size_t before = c->memory.n;
+    struct memory_group *g = stat_keys_note(&c->memory, r->pid, r->a);
+    if (g && (c->memory.n > before || memory_total(&now) > memory_total(g)))
+        *g = now;   /* a share group's first totals, or a new peak */
 }
 
 /* Keeps each tag's totals at its peak, with the tag's string at that moment. */
@@ -234,9 +228,9 @@ static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t o
 {
     for (int k = 0; k < 3; k++) {
         kib[k] = objects[k] = 0;
-        for (size_t i = 0; i < c->n_memory; i++) {
-            kib[k] += c->memory[i].kib[k];
-            objects[k] += c->memory[i].objects[k];
+        for (size_t i = 0; i < c->memory.n; i++) {
+            kib[k] += memory_at(c, i)->kib[k];
+            objects[k] += memory_at(c, i)->objects[k];
         }
     }
 }
@@ -245,10 +239,8 @@ static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t o
  * their first record came in), or the count when its group sent no totals. */
 static size_t memory_index(const struct stat_collect *c, const struct memory_tag *t)
 {
-    size_t i = 0;
-    while (i < c->n_memory && !(c->memory[i].pid == t->pid && c->memory[i].group == t->group))
-        i++;
-    return i;
+    const unsigned char *g = stat_keys_find(&c->memory, t->pid, t->group);
+    return g ? (size_t)(g - c->memory.entries) / c->memory.entry_size : c->memory.n;
 }
 
 static void take(struct stat_collect *c, const struct perfq_stat_record *r)
@@ -321,7 +313,7 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         }
         /* Spans tile a context's frames: each begins where the one before ended (a context
          * whose handle came again after its end begins at frame 0). */
-        struct context_key *k = note_context(c, r->pid, p.context);
+        struct context_entry *k = note_context(c, r->pid, p.context);
         uint64_t first = p.frame + 1 - n;
         if (k && first != k->span_next && first != 0)
             c->span_gaps++;
@@ -426,6 +418,9 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     if (!c)
         return NULL;
     c->page_fd = c->stop[0] = c->stop[1] = -1;
+    stat_keys_init(&c->contexts, sizeof(struct context_entry));
+    stat_keys_init(&c->pids, sizeof(struct stat_key));
+    stat_keys_init(&c->memory, sizeof(struct memory_group));
     if (pipe2(c->stop, O_CLOEXEC) != 0)
         goto fail;
     /* The memfd is inherited by CMD (no close-on-exec); perfq's copy is closed once CMD runs. */
@@ -498,6 +493,9 @@ void stat_collect_close(struct stat_collect **pc)
         close(c->stop[1]);
     perfq_stat_ring_close(&c->ring);
     timeline_close(&c->timeline);
+    stat_keys_free(&c->contexts);
+    stat_keys_free(&c->pids);
+    stat_keys_free(&c->memory);
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
@@ -583,11 +581,11 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
 {
     /* Loads of a layer (each layer in each process counts once) and the processes whose
      * records arrived: a process may load a layer and send nothing (clinfo: no command). */
-    fprintf(out, " Layers (%" PRIu64 " loaded, records from %zu process%s):\n", attached(c),
-            c->n_pids, c->n_pids == 1 ? "" : "es");
+    fprintf(out, " Layers (%" PRIu64 " loaded, records from %s%zu process%s):\n", attached(c),
+            at_least(&c->pids), c->pids.n, c->pids.n == 1 ? "" : "es");
     if (c->frames) {
-        fprintf(out, "   %" PRIu64 " frames in %zu contexts; %" PRIu64 " with GPU time\n",
-                c->frames, c->n_contexts, c->frames_gpu);
+        fprintf(out, "   %" PRIu64 " frames in %s%zu contexts; %" PRIu64 " with GPU time\n",
+                c->frames, at_least(&c->contexts), c->contexts.n, c->frames_gpu);
         table_series(out, "CPU frame time", &c->cpu_ns, 1e6, "ms");
         if (c->frames_gpu)
             table_series(out, "GPU time per frame", &c->gpu_ns, 1e6, "ms");
@@ -630,10 +628,11 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     series_mean(&c->draw_primitives), c->draw_primitives.min,
                     c->draw_primitives.max, c->draw_primitives.sum, c->draws_primitives);
     }
-    if (c->n_memory) {
+    if (c->memory.n) {
         uint64_t kib[3], objects[3];
         memory_sum(c, kib, objects);
-        fprintf(out, "   GL memory at its peak (%zu share groups):", c->n_memory);
+        fprintf(out, "   GL memory at its peak (%zu share groups%s):", c->memory.n,
+                c->memory.refused ? ", more not counted" : "");
         for (int k = 0; k < 3; k++)
             fprintf(out, " %s %" PRIu64 " KiB (%" PRIu64 " objects)%s", memory_kinds[k], kib[k],
                     objects[k], k < 2 ? "," : "");
@@ -645,7 +644,7 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
             const struct memory_tag *t = &c->tags[i];
             fprintf(out, "     tag %-4" PRIu64 " %-24s %10" PRIu64 " KiB (%" PRIu64 " objects)",
                     t->id, t->name[0] ? t->name : "(no string)", t->kib, t->objects);
-            if (c->n_pids > 1 || c->n_memory > 1)
+            if (c->pids.n > 1 || c->memory.n > 1)
                 fprintf(out, "  pid %" PRIu32 " share group %zu", t->pid, memory_index(c, t));
             fprintf(out, "\n");
         }
@@ -661,6 +660,9 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
     if (d || malformed(c))
         fprintf(out, "   %" PRIu64 " records dropped (channel full), %" PRIu64 " malformed\n",
                 d, malformed(c));
+    if (untracked(c))
+        fprintf(out, "   %" PRIu64 " records of contexts, processes or share groups past the %u "
+                "kept of each (counts above are lower bounds)\n", untracked(c), STAT_KEYS_MAX);
     fprintf(out, "\n");
 }
 
@@ -690,7 +692,7 @@ static void json_groups(FILE *out, struct group *g, size_t n)
 void stat_collect_print_json(struct stat_collect *c, FILE *out)
 {
     fprintf(out, "\"frames\": {\"count\": %" PRIu64 ", \"contexts\": %zu, \"with_gpu_time\": %"
-            PRIu64 ", ", c->frames, c->n_contexts, c->frames_gpu);
+            PRIu64 ", ", c->frames, c->contexts.n, c->frames_gpu);
     json_series(out, "cpu_frame_ns", &c->cpu_ns);
     fprintf(out, ", ");
     json_series(out, "gpu_frame_ns", &c->gpu_ns);
@@ -724,7 +726,7 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
         json_series(out, "primitives", &c->draw_primitives);
         fprintf(out, ", \"primitives_total\": %" PRIu64, c->draw_primitives.sum);
     }
-    fprintf(out, "}, \"gl_memory\": {\"share_groups\": %zu", c->n_memory);
+    fprintf(out, "}, \"gl_memory\": {\"share_groups\": %zu", c->memory.n);
     for (int k = 0; k < 3; k++)
         fprintf(out, ", \"%s_kib\": %" PRIu64 ", \"%s_objects\": %" PRIu64, memory_kinds[k],
                 kib[k], memory_kinds[k], objects[k]);
@@ -743,8 +745,8 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     fprintf(out, ", \"by_command_type\": ");
     json_groups(out, c->types, c->n_types);
     fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
-            PRIu64 ", \"malformed\": %" PRIu64 "}", attached(c), c->n_pids, dropped(c),
-            malformed(c));
+            PRIu64 ", \"malformed\": %" PRIu64 ", \"untracked\": %" PRIu64 "}", attached(c),
+            c->pids.n, dropped(c), malformed(c), untracked(c));
 }
 
 /* A field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a
@@ -813,5 +815,6 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
     fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,,\n", dropped(c));
-    fprintf(out, "channel,processes,%zu,,,,,,,,\n", c->n_pids);
+    fprintf(out, "channel,processes,%zu,,,,,,,,\n", c->pids.n);
+    fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,,\n", untracked(c));
 }
