@@ -124,9 +124,9 @@ static int writer_main(int argc, char **argv)
         return bad;
     }
     if (strcmp(argv[1], "--processes") == 0 && argc == 3) {
-        /* N processes one after another, each a GL context (its own handle) with one frame and a
-         * share group holding 1 KiB of textures in one object: what a test suite run under
-         * perfq stat sends, one program after another. */
+        /* N processes one after another, each a GL context (its own handle) with one frame, a
+         * share group holding 1 KiB of textures in one object and a tag of 1 KiB: what a test
+         * suite run under perfq stat sends, one program after another. */
         long n = atol(argv[2]);
         for (long i = 0; i < n; i++) {
             pid_t pid = fork();
@@ -139,6 +139,13 @@ static int writer_main(int argc, char **argv)
                 m.b = 1;    /* textures: 1 KiB */
                 m.g0 = 1;   /* in 1 object */
                 perfq_stat_channel_send(&m);
+                struct perfq_stat_record t = {.kind = PERFQ_STAT_GL_MEMORY_TAG};
+                t.a = 1;    /* the share group */
+                t.b = 7;    /* the tag id, the same in every process */
+                t.c = 1;    /* 1 KiB */
+                t.d = 1;    /* in 1 object */
+                snprintf(t.name, sizeof t.name, "tag of %ld", i);
+                perfq_stat_channel_send(&t);
                 _exit(0);
             }
             int status;
@@ -506,9 +513,9 @@ static void cli_processes_exact(void **state)
     json_object_put(j);
 }
 
-/* More contexts, processes and GL share groups than the report's tables held before (1024,
- * 1024 and 256: the counts stopped there, the memory of later share groups was left out and
- * counted "malformed"): every one is counted. */
+/* More contexts, processes, GL share groups and tags than the report's tables held before
+ * (1024, 1024, 256 and 256: the counts stopped there, the memory of later share groups and the
+ * later tags were left out and counted "malformed"): every one is counted. */
 static void cli_many_processes(void **state)
 {
     (void)state;
@@ -525,6 +532,17 @@ static void cli_many_processes(void **state)
     assert_int_equal(get_int(j, "gl_memory.share_groups"), N);
     assert_int_equal(get_int(j, "gl_memory.textures_kib"), N);
     assert_int_equal(get_int(j, "gl_memory.textures_objects"), N);
+    json_object *g, *tags;
+    assert_true(json_object_object_get_ex(j, "gl_memory", &g));
+    assert_true(json_object_object_get_ex(g, "tags", &tags));
+    assert_int_equal(json_object_array_length(tags), N);
+    json_object *last = json_object_array_get_idx(tags, N - 1), *name, *group;
+    assert_true(json_object_object_get_ex(last, "name", &name));
+    char want[32];
+    snprintf(want, sizeof want, "tag of %d", N - 1);
+    assert_string_equal(json_object_get_string(name), want);
+    assert_true(json_object_object_get_ex(last, "share_group", &group));
+    assert_int_equal(json_object_get_int64(group), N - 1);
     assert_int_equal(get_int(j, "channel.malformed"), 0);
     assert_int_equal(get_int(j, "channel.untracked"), 0);
     json_object_put(j);

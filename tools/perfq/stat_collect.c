@@ -3,8 +3,9 @@
  * CMD runs and aggregates them: frames (count; CPU and GPU time per frame; vertices per frame)
  * and OpenCL commands by kernel name and by command type. Memory is bounded: series keep at most
  * SERIES_KEEP values (stat_series.h), at most MAX_GROUPS OpenCL groups (further names are summed
- * in "(other)"), contexts, processes and share groups at most STAT_KEYS_MAX each (stat_keys.h:
- * past that the counts say "at least"), and the ring (5 MiB) bounds what is in flight.
+ * in "(other)"), contexts, processes, share groups and tags at most STAT_KEYS_MAX each
+ * (stat_keys.h: past that the counts say "at least"), and the ring (5 MiB) bounds what is in
+ * flight.
  */
 #include "stat_collect.h"
 
@@ -27,7 +28,6 @@
 #include "stat_series.h"
 
 #define MAX_GROUPS 256
-#define MAX_MEMORY_TAGS 256
 /* A span record claiming more frames is malformed (a program wrote on the ring): the span rule
  * is at most 10 s, and no program swaps 1.6 million times in that. */
 #define MAX_SPAN_FRAMES (1u << 24)
@@ -56,10 +56,10 @@ static const char *const pipe_names[PERFQ_STAT_PIPE_COUNT][2] = {
     {"clipping_output_primitives", "clipper output/frame"},
 };
 
-/* GL memory of one GL_NV_query_resource_tag tag at its own peak. */
+/* GL memory of one GL_NV_query_resource_tag tag (key: pid, share group, tag id) at its own
+ * peak. */
 struct memory_tag {
-    uint32_t pid;
-    uint64_t group, id;
+    struct stat_key key;
     uint64_t kib, objects;
     char name[64];
 };
@@ -98,8 +98,7 @@ struct stat_collect {
     uint64_t commands;
     uint64_t malformed;
     struct stat_keys memory;   /* entries: struct memory_group */
-    struct memory_tag tags[MAX_MEMORY_TAGS];
-    size_t n_tags;
+    struct stat_keys tags;     /* entries: struct memory_tag */
     /* draws (--per-draw) */
     int per_draw;
     uint64_t draws, draws_gpu, draws_vertices, draws_primitives;
@@ -154,21 +153,21 @@ static void group_add(struct group *g, const struct perfq_stat_record *r)
 
 static void note_pid(struct stat_collect *c, uint32_t pid)
 {
-    stat_keys_note(&c->pids, pid, 0);
+    stat_keys_note(&c->pids, pid, 0, 0);
 }
 
 /* The context's entry (NULL when it cannot be kept: stat_keys.h). */
 static struct context_entry *note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 {
     note_pid(c, pid);
-    return stat_keys_note(&c->contexts, pid, handle);
+    return stat_keys_note(&c->contexts, pid, handle, 0);
 }
 
 /* Keys some record brought that could not be kept (past STAT_KEYS_MAX, or out of memory): the
- * counts of contexts, processes and share groups are then lower bounds, and say so. */
+ * counts of contexts, processes, share groups and tags are then lower bounds, and say so. */
 static uint64_t untracked(const struct stat_collect *c)
 {
-    return c->contexts.refused + c->pids.refused + c->memory.refused;
+    return c->contexts.refused + c->pids.refused + c->memory.refused + c->tags.refused;
 }
 
 static const char *at_least(const struct stat_keys *k)
@@ -189,9 +188,9 @@ static uint64_t memory_total(const struct memory_group *m)
 /* Keeps, per share group, the totals by type at the group's peak total. */
 static void take_memory(struct stat_collect *c, const struct perfq_stat_record *r)
 {
-    struct memory_group now = {{r->pid, r->a}, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
+    struct memory_group now = {{r->pid, r->a, 0}, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
     size_t before = c->memory.n;
-    struct memory_group *g = stat_keys_note(&c->memory, r->pid, r->a);
+    struct memory_group *g = stat_keys_note(&c->memory, r->pid, r->a, 0);
     if (g && (c->memory.n > before || memory_total(&now) > memory_total(g)))
         *g = now;   /* a share group's first totals, or a new peak */
 }
@@ -199,23 +198,10 @@ static void take_memory(struct stat_collect *c, const struct perfq_stat_record *
 /* Keeps each tag's totals at its peak, with the tag's string at that moment. */
 static void take_memory_tag(struct stat_collect *c, const struct perfq_stat_record *r)
 {
-    size_t i = 0;
-    while (i < c->n_tags && !(c->tags[i].pid == r->pid && c->tags[i].group == r->a &&
-                              c->tags[i].id == r->b))
-        i++;
-    if (i == c->n_tags) {
-        if (c->n_tags == MAX_MEMORY_TAGS) {
-            c->malformed++;   /* more tags than the report keeps: counted, not silent */
-            return;
-        }
-        c->n_tags++;
-    } else if (r->c <= c->tags[i].kib) {
-        return;
-    }
-    struct memory_tag *t = &c->tags[i];
-    t->pid = r->pid;
-    t->group = r->a;
-    t->id = r->b;
+    size_t before = c->tags.n;
+    struct memory_tag *t = stat_keys_note(&c->tags, r->pid, r->a, r->b);
+    if (!t || (c->tags.n == before && r->c <= t->kib))
+        return;   /* not kept (counted: untracked), or not a new peak */
     t->kib = r->c;
     t->objects = r->d;
     memcpy(t->name, r->name, sizeof t->name);
@@ -239,7 +225,7 @@ static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t o
  * their first record came in), or the count when its group sent no totals. */
 static size_t memory_index(const struct stat_collect *c, const struct memory_tag *t)
 {
-    const unsigned char *g = stat_keys_find(&c->memory, t->pid, t->group);
+    const unsigned char *g = stat_keys_find(&c->memory, t->key.pid, t->key.handle, 0);
     return g ? (size_t)(g - c->memory.entries) / c->memory.entry_size : c->memory.n;
 }
 
@@ -421,6 +407,7 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     stat_keys_init(&c->contexts, sizeof(struct context_entry));
     stat_keys_init(&c->pids, sizeof(struct stat_key));
     stat_keys_init(&c->memory, sizeof(struct memory_group));
+    stat_keys_init(&c->tags, sizeof(struct memory_tag));
     if (pipe2(c->stop, O_CLOEXEC) != 0)
         goto fail;
     /* The memfd is inherited by CMD (no close-on-exec); perfq's copy is closed once CMD runs. */
@@ -496,6 +483,7 @@ void stat_collect_close(struct stat_collect **pc)
     stat_keys_free(&c->contexts);
     stat_keys_free(&c->pids);
     stat_keys_free(&c->memory);
+    stat_keys_free(&c->tags);
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
@@ -638,14 +626,15 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     objects[k], k < 2 ? "," : "");
         fprintf(out, "; total %" PRIu64 " KiB\n", kib[0] + kib[1] + kib[2]);
     }
-    if (c->n_tags) {
-        fprintf(out, "   GL memory by tag, each at its own peak:\n");
-        for (size_t i = 0; i < c->n_tags; i++) {
-            const struct memory_tag *t = &c->tags[i];
+    if (c->tags.n) {
+        fprintf(out, "   GL memory by tag, each at its own peak%s:\n",
+                c->tags.refused ? " (more tags not counted)" : "");
+        for (size_t i = 0; i < c->tags.n; i++) {
+            const struct memory_tag *t = stat_keys_at(&c->tags, i);
             fprintf(out, "     tag %-4" PRIu64 " %-24s %10" PRIu64 " KiB (%" PRIu64 " objects)",
-                    t->id, t->name[0] ? t->name : "(no string)", t->kib, t->objects);
+                    t->key.id, t->name[0] ? t->name : "(no string)", t->kib, t->objects);
             if (c->pids.n > 1 || c->memory.n > 1)
-                fprintf(out, "  pid %" PRIu32 " share group %zu", t->pid, memory_index(c, t));
+                fprintf(out, "  pid %" PRIu32 " share group %zu", t->key.pid, memory_index(c, t));
             fprintf(out, "\n");
         }
     }
@@ -661,7 +650,7 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
         fprintf(out, "   %" PRIu64 " records dropped (channel full), %" PRIu64 " malformed\n",
                 d, malformed(c));
     if (untracked(c))
-        fprintf(out, "   %" PRIu64 " records of contexts, processes or share groups past the %u "
+        fprintf(out, "   %" PRIu64 " records of contexts, processes, share groups or tags past the %u "
                 "kept of each (counts above are lower bounds)\n", untracked(c), STAT_KEYS_MAX);
     fprintf(out, "\n");
 }
@@ -732,10 +721,10 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
                 kib[k], memory_kinds[k], objects[k]);
     fprintf(out, ", \"total_kib\": %" PRIu64, kib[0] + kib[1] + kib[2]);
     fprintf(out, ", \"tags\": [");
-    for (size_t i = 0; i < c->n_tags; i++) {
-        const struct memory_tag *t = &c->tags[i];
+    for (size_t i = 0; i < c->tags.n; i++) {
+        const struct memory_tag *t = stat_keys_at(&c->tags, i);
         fprintf(out, "%s{\"pid\": %" PRIu32 ", \"share_group\": %zu, \"id\": %" PRIu64
-                ", \"name\": ", i ? ", " : "", t->pid, memory_index(c, t), t->id);
+                ", \"name\": ", i ? ", " : "", t->key.pid, memory_index(c, t), t->key.id);
         json_string(out, t->name);
         fprintf(out, ", \"kib\": %" PRIu64 ", \"objects\": %" PRIu64 "}", t->kib, t->objects);
     }
@@ -806,11 +795,12 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     for (int k = 0; k < 3; k++)
         fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,%" PRIu64 "\n", memory_kinds[k], objects[k],
                 kib[k] * 1024u);
-    for (size_t i = 0; i < c->n_tags; i++) {
+    for (size_t i = 0; i < c->tags.n; i++) {
+        const struct memory_tag *t = stat_keys_at(&c->tags, i);
         fprintf(out, "gl_memory_tag,");
-        csv_field(out, c->tags[i].name);
-        fprintf(out, ",%" PRIu64 ",,%" PRIu64 ",,,,,,%" PRIu64 "\n", c->tags[i].objects,
-                c->tags[i].id, c->tags[i].kib * 1024u);
+        csv_field(out, t->name);
+        fprintf(out, ",%" PRIu64 ",,%" PRIu64 ",,,,,,%" PRIu64 "\n", t->objects, t->key.id,
+                t->kib * 1024u);
     }
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);

@@ -1,4 +1,4 @@
-/* Distinct (process, handle) keys with an entry each: see stat_keys.h. */
+/* Distinct (process, handle, id) keys with an entry each: see stat_keys.h. */
 #include "stat_keys.h"
 
 #include <stdlib.h>
@@ -10,9 +10,10 @@ void stat_keys_init(struct stat_keys *s, size_t entry_size)
     s->entry_size = entry_size < sizeof(struct stat_key) ? sizeof(struct stat_key) : entry_size;
 }
 
-static size_t slot_of(uint32_t pid, uint64_t handle, size_t mask)
+static size_t slot_of(uint32_t pid, uint64_t handle, uint64_t id, size_t mask)
 {
-    uint64_t h = handle * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h = handle * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid * 0xC2B2AE3D27D4EB4Full ^
+                 id * 0x165667B19E3779F9ull;
     h ^= h >> 29;
     return (size_t)h & mask;
 }
@@ -22,26 +23,26 @@ void *stat_keys_at(const struct stat_keys *s, size_t i)
     return s->entries + i * s->entry_size;
 }
 
-static int same(const struct stat_keys *s, size_t i, uint32_t pid, uint64_t handle)
+static int same(const struct stat_keys *s, size_t i, uint32_t pid, uint64_t handle, uint64_t id)
 {
     const struct stat_key *k = stat_keys_at(s, i);
-    return k->pid == pid && k->handle == handle;
+    return k->pid == pid && k->handle == handle && k->id == id;
 }
 
 /* The index slot of the key, or of the free slot where it would go. */
-static size_t probe(const struct stat_keys *s, uint32_t pid, uint64_t handle)
+static size_t probe(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id)
 {
-    size_t mask = s->index_cap - 1, at = slot_of(pid, handle, mask);
-    while (s->index[at] && !same(s, s->index[at] - 1, pid, handle))
+    size_t mask = s->index_cap - 1, at = slot_of(pid, handle, id, mask);
+    while (s->index[at] && !same(s, s->index[at] - 1, pid, handle, id))
         at = (at + 1) & mask;
     return at;
 }
 
-void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle)
+void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id)
 {
     if (!s->index_cap)
         return NULL;
-    size_t at = probe(s, pid, handle);
+    size_t at = probe(s, pid, handle, id);
     return s->index[at] ? stat_keys_at(s, s->index[at] - 1) : NULL;
 }
 
@@ -66,16 +67,16 @@ static int grow(struct stat_keys *s)
         s->index_cap = cap;
         for (size_t i = 0; i < s->n; i++) {
             const struct stat_key *k = stat_keys_at(s, i);
-            s->index[probe(s, k->pid, k->handle)] = (uint32_t)i + 1;
+            s->index[probe(s, k->pid, k->handle, k->id)] = (uint32_t)i + 1;
         }
         free(old);
     }
     return 0;
 }
 
-void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle)
+void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id)
 {
-    void *known = stat_keys_find(s, pid, handle);
+    void *known = stat_keys_find(s, pid, handle, id);
     if (known)
         return known;
     if (s->n >= STAT_KEYS_MAX || grow(s) != 0) {
@@ -84,9 +85,9 @@ void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle)
     }
     unsigned char *e = stat_keys_at(s, s->n);
     memset(e, 0, s->entry_size);
-    struct stat_key key = {pid, handle};
+    struct stat_key key = {pid, handle, id};
     memcpy(e, &key, sizeof(key));
-    s->index[probe(s, pid, handle)] = (uint32_t)++s->n;
+    s->index[probe(s, pid, handle, id)] = (uint32_t)++s->n;
     return e;
 }
 

@@ -1,5 +1,5 @@
-/* The distinct (process, handle) keys perfq stat's channel brings: GL contexts, processes, GL
- * share groups. Each key has an entry of the caller's size that begins with struct stat_key,
+/* The distinct (process, handle, id) keys perfq stat's channel brings: GL contexts, processes, GL
+ * share groups, GL_NV_query_resource_tag tags (id 0 where a key has two parts). Each key has an entry of the caller's size that begins with struct stat_key,
  * kept in order of arrival in a growable array, with an open-addressing index over it, so that
  * a record finds its key in constant time however many there are (a test suite run under
  * perfq stat starts thousands of processes). Exact up to STAT_KEYS_MAX keys, or until memory
@@ -15,7 +15,7 @@
 
 struct stat_key {
     uint32_t pid;
-    uint64_t handle;
+    uint64_t handle, id;
 };
 
 struct stat_keys {
@@ -30,9 +30,9 @@ struct stat_keys {
 /* entry_size: at least sizeof(struct stat_key), the key first. */
 void stat_keys_init(struct stat_keys *s, size_t entry_size);
 /* The key's entry, added (zeroed past the key) if new; NULL when it cannot be kept. */
-void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle);
+void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
 /* The key's entry, or NULL when it was never kept. */
-void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle);
+void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
 /* The entry in position i (< n); its position is the order its key first came in. */
 void *stat_keys_at(const struct stat_keys *s, size_t i);
 void stat_keys_free(struct stat_keys *s);
