@@ -650,8 +650,9 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
         fprintf(out, "   %" PRIu64 " records dropped (channel full), %" PRIu64 " malformed\n",
                 d, malformed(c));
     if (untracked(c))
-        fprintf(out, "   %" PRIu64 " records of contexts, processes, share groups or tags past the %u "
-                "kept of each (counts above are lower bounds)\n", untracked(c), STAT_KEYS_MAX);
+        fprintf(out, "   %" PRIu64 " records of contexts, processes, share groups or tags past "
+                "the %u kept of each (counts above are lower bounds)\n", untracked(c),
+                STAT_KEYS_MAX);
     fprintf(out, "\n");
 }
 

@@ -1,10 +1,11 @@
-/* The distinct (process, handle, id) keys perfq stat's channel brings: GL contexts, processes, GL
- * share groups, GL_NV_query_resource_tag tags (id 0 where a key has two parts). Each key has an entry of the caller's size that begins with struct stat_key,
- * kept in order of arrival in a growable array, with an open-addressing index over it, so that
- * a record finds its key in constant time however many there are (a test suite run under
- * perfq stat starts thousands of processes). Exact up to STAT_KEYS_MAX keys, or until memory
- * runs out: past that a new key is refused (NULL) and counted, so that the report says "at
- * least" instead of a number that is silently short. */
+/* The distinct (process, handle, id) keys perfq stat's channel brings: GL contexts, processes,
+ * GL share groups, GL_NV_query_resource_tag tags (id 0 where a key has two parts). Each key has
+ * an entry of the caller's size that begins with struct stat_key, kept in order of arrival in a
+ * growable array, with an open-addressing index over it, so that a record finds its key in
+ * constant time however many there are (a test suite run under perfq stat starts thousands of
+ * processes). Exact up to STAT_KEYS_MAX keys, or until memory runs out: past that a new key is
+ * refused (NULL) and counted, so that the report says "at least" instead of a number that is
+ * silently short. */
 #ifndef PERFQ_TOOLS_STAT_KEYS_H
 #define PERFQ_TOOLS_STAT_KEYS_H
 
