@@ -52,10 +52,12 @@ static void test_distinct_keys_exact(void **state)
         assert_int_equal(e->key.handle, (i / IDS % HANDLES) * 0x10000000ull);
         assert_int_equal(e->key.id, i % IDS);
         assert_ptr_equal(stat_keys_find(&s, e->key.pid, e->key.handle, e->key.id), e);
+        assert_int_equal(stat_keys_position(&s, e->key.pid, e->key.handle, e->key.id), i);
     }
     assert_null(stat_keys_find(&s, PIDS + 1, 0, 0));
     assert_null(stat_keys_find(&s, 1, 1, 0));
     assert_null(stat_keys_find(&s, 1, 0, IDS));
+    assert_int_equal(stat_keys_position(&s, 1, 0, IDS), s.n);
     stat_keys_free(&s);
     assert_int_equal(s.n, 0);
     assert_null(stat_keys_find(&s, 1, 0, 0));

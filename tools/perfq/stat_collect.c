@@ -225,8 +225,7 @@ static void memory_sum(const struct stat_collect *c, uint64_t kib[3], uint64_t o
  * their first record came in), or the count when its group sent no totals. */
 static size_t memory_index(const struct stat_collect *c, const struct memory_tag *t)
 {
-    const unsigned char *g = stat_keys_find(&c->memory, t->key.pid, t->key.handle, 0);
-    return g ? (size_t)(g - c->memory.entries) / c->memory.entry_size : c->memory.n;
+    return stat_keys_position(&c->memory, t->key.pid, t->key.handle, 0);
 }
 
 static void take(struct stat_collect *c, const struct perfq_stat_record *r)

@@ -46,6 +46,14 @@ void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle, u
     return s->index[at] ? stat_keys_at(s, s->index[at] - 1) : NULL;
 }
 
+size_t stat_keys_position(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id)
+{
+    if (!s->index_cap)
+        return s->n;
+    size_t at = probe(s, pid, handle, id);
+    return s->index[at] ? s->index[at] - 1 : s->n;
+}
+
 /* Room for one more key: the array and an index kept at most half full. */
 static int grow(struct stat_keys *s)
 {

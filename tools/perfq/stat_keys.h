@@ -36,6 +36,8 @@ void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_
 void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
 /* The entry in position i (< n); its position is the order its key first came in. */
 void *stat_keys_at(const struct stat_keys *s, size_t i);
+/* The key's position (what stat_keys_at takes), or n when it was never kept. */
+size_t stat_keys_position(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
 void stat_keys_free(struct stat_keys *s);
 
 #endif
