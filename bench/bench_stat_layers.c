@@ -127,9 +127,12 @@ int main(int argc, char **argv)
         on[v] = v == 0 || !only;
         if (only) {
             size_t len = strlen(variant[v].tag);
-            for (const char *t = only; *t; t += strcspn(t, ",") + (t[strcspn(t, ",")] == ','))
-                if (strcspn(t, ",") == len && strncmp(t, variant[v].tag, len) == 0)
+            for (const char *t = only; *t;) {
+                size_t n = strcspn(t, ",");
+                if (n == len && strncmp(t, variant[v].tag, len) == 0)
                     on[v] = 1;
+                t += n + (t[n] == ',');
+            }
         }
         if (on[v])
             order[n_on++] = v;
