@@ -2,8 +2,10 @@
  * writer threads in several processes (forked after attach, and exec'd: each attaches on its own),
  * an overflow's drops counted exactly, a writer killed between reserve and publish (given up
  * after the bounded wait while CMD runs, at once at the end), a page a program scribbled on (no
- * crash, no hang). With PERFQ as argument, the same through `perfq stat --layers --json`.
- * This binary is also the writer: --writer RECORDS THREADS FORKS, --stuck K, --corrupt K. */
+ * crash, no hang). With PERFQ as argument, the same through `perfq stat --layers --json`, and
+ * `perfq record`'s tracks for more contexts than it once held.
+ * This binary is also the writer: --writer RECORDS THREADS FORKS, --processes N, --contexts N,
+ * --stuck K, --corrupt K. */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -146,6 +148,52 @@ static int writer_main(int argc, char **argv)
                 t.d = 1;    /* in 1 object */
                 snprintf(t.name, sizeof t.name, "tag of %ld", i);
                 perfq_stat_channel_send(&t);
+                _exit(0);
+            }
+            int status;
+            if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+                WEXITSTATUS(status) != 0)
+                return 8;
+        }
+        return 0;
+    }
+    if (strcmp(argv[1], "--contexts") == 0 && argc == 3) {
+        /* N processes one after another, each a GL context announced as the GL layer does in
+         * timeline mode (perfq record), with one frame: its CPU interval, a statistics span of
+         * one frame with 100 + i vertices, and its GPU interval on the CPU clock. */
+        long n = atol(argv[2]);
+        for (long i = 0; i < n; i++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                uint64_t handle = 0x1000u + (uint64_t)i, t = now_ns();
+                struct perfq_stat_record c = {.kind = PERFQ_STAT_GL_CONTEXT};
+                c.a = handle;
+                c.c = 1000;    /* the clock's correlation error, ns */
+                c.t0 = t;      /* frame 0 began */
+                snprintf(c.name, sizeof c.name, "test device");
+                perfq_stat_channel_send(&c);
+                struct perfq_stat_record f = {.kind = PERFQ_STAT_FRAME};
+                f.a = handle;
+                f.t0 = t;
+                f.t1 = t + 50000;
+                perfq_stat_channel_send(&f);
+                struct perfq_stat_pipeline p = {.kind = PERFQ_STAT_FRAME_PIPELINE};
+                p.context = handle;
+                p.mask = 1u << PERFQ_STAT_PIPE_VERTICES;
+                p.value[PERFQ_STAT_PIPE_VERTICES] = 100u + (uint64_t)i;
+                p.frames = 1;
+                struct perfq_stat_record pr;
+                memcpy(&pr, &p, sizeof pr);
+                perfq_stat_channel_send(&pr);
+                struct perfq_stat_record g = {.kind = PERFQ_STAT_FRAME_GPU,
+                                              .flags = PERFQ_STAT_HAS_GPU_TIME |
+                                                       PERFQ_STAT_HAS_INTERVAL};
+                g.a = handle;
+                g.c = 20000;
+                g.t0 = 1000;
+                g.g0 = t + 10000;
+                g.g1 = t + 30000;
+                perfq_stat_channel_send(&g);
                 _exit(0);
             }
             int status;
@@ -548,6 +596,90 @@ static void cli_many_processes(void **state)
     json_object_put(j);
 }
 
+/* The value of otherData's key in a perfq record trace. */
+static int64_t trace_note_of(json_object *trace, const char *key)
+{
+    json_object *other, *v;
+    assert_true(json_object_object_get_ex(trace, "otherData", &other));
+    if (!json_object_object_get_ex(other, key, &v))
+        fail_msg("no otherData.%s in the trace", key);
+    return json_object_get_int64(v);
+}
+
+/* More GL contexts than perfq record's timeline held (1024 tracks: the GPU intervals of later
+ * contexts were counted unmatched) and more counter names than its trace held (1023: the later
+ * contexts' "vertices per frame" tracks became one "(other)" track): each context has its own
+ * track with its frame's GPU interval, and its own counter track with its own value. */
+static void cli_record_many_contexts(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    char trace_path[] = "/tmp/perfq-chan-trace-XXXXXX";
+    int fd = mkstemp(trace_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char n[16];
+    snprintf(n, sizeof n, "%d", N);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl(perfq_path, perfq_path, "record", "-o", trace_path, "--", self_path, "--contexts", n,
+              (char *)NULL);
+        _exit(99);
+    }
+    assert_int_equal(wait_status(pid), 0);
+    json_object *trace = json_object_from_file(trace_path);
+    unlink(trace_path);
+    assert_non_null(trace);
+    assert_int_equal(trace_note_of(trace, "records_dropped"), 0);
+    assert_int_equal(trace_note_of(trace, "frames"), N);
+    assert_int_equal(trace_note_of(trace, "gpu_intervals"), N);
+    assert_int_equal(trace_note_of(trace, "gpu_intervals_unmatched"), 0);
+    assert_int_equal(trace_note_of(trace, "events_named_other"), 0);
+    json_object *events;
+    assert_true(json_object_object_get_ex(trace, "traceEvents", &events));
+    /* Per context (handle 0x1000 + i): its track's name, its GPU frame, its counter's value. */
+    static unsigned char named[N], gpu_frames[N], counted[N];
+    memset(named, 0, sizeof named);
+    memset(gpu_frames, 0, sizeof gpu_frames);
+    memset(counted, 0, sizeof counted);
+    for (size_t e = 0; e < json_object_array_length(events); e++) {
+        json_object *ev = json_object_array_get_idx(events, e), *ph, *name, *args, *v;
+        assert_true(json_object_object_get_ex(ev, "ph", &ph));
+        assert_true(json_object_object_get_ex(ev, "name", &name));
+        const char *p = json_object_get_string(ph), *nm = json_object_get_string(name);
+        unsigned long handle;
+        if (strcmp(p, "M") == 0 && strcmp(nm, "thread_name") == 0) {
+            assert_true(json_object_object_get_ex(ev, "args", &args));
+            assert_true(json_object_object_get_ex(args, "name", &v));
+            if (sscanf(json_object_get_string(v), "GL context 0x%lx", &handle) == 1 &&
+                handle - 0x1000u < N)
+                named[handle - 0x1000u]++;
+        } else if (strcmp(p, "X") == 0 && strcmp(nm, "frame") == 0 &&
+                   json_object_object_get_ex(ev, "cat", &v) &&
+                   strcmp(json_object_get_string(v), "gl-gpu") == 0) {
+            json_object *tid;
+            assert_true(json_object_object_get_ex(ev, "tid", &tid));
+            int64_t t = json_object_get_int64(tid);   /* tracks are numbered from 1 */
+            assert_true(t >= 1 && t <= N);
+            gpu_frames[t - 1]++;
+        } else if (strcmp(p, "C") == 0 &&
+                   sscanf(nm, "vertices per frame, context 0x%lx", &handle) == 1) {
+            assert_true(handle - 0x1000u < N);
+            assert_true(json_object_object_get_ex(ev, "args", &args));
+            assert_true(json_object_object_get_ex(args, "value", &v));
+            assert_int_equal(json_object_get_int64(v), 100 + (handle - 0x1000u));
+            counted[handle - 0x1000u]++;
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        if (named[i] != 1 || gpu_frames[i] != 1 || counted[i] != 1)
+            fail_msg("context %d: %d track names, %d GPU frames, %d counter values", i, named[i],
+                     gpu_frames[i], counted[i]);
+    }
+    json_object_put(trace);
+}
+
 /* A ring of 16 slots that the drain thread reads every 10 ms: most of a burst is dropped, and
  * counted exactly. */
 static void cli_overload(void **state)
@@ -607,6 +739,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest cli_tests[] = {
         cmocka_unit_test(cli_processes_exact),
         cmocka_unit_test(cli_many_processes),
+        cmocka_unit_test(cli_record_many_contexts),
         cmocka_unit_test(cli_overload),
         cmocka_unit_test(cli_stuck_writer),
         cmocka_unit_test(cli_corrupt_page),

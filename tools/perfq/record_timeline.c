@@ -35,11 +35,12 @@
 
 #include "core/stat_channel.h"
 #include "stat_collect.h"
+#include "stat_keys.h"
 
 #define DEVICE_PID 0x40000000u
 #define MAX_DEVICES 64
-#define MAX_GPU_TRACKS 1024
-#define MAX_THREADS 4096
+/* A context's draws track: its own track's tid (1 to STAT_KEYS_MAX) plus this. */
+#define DRAWS_TID_OFFSET STAT_KEYS_MAX
 
 struct device {
     char name[64];
@@ -61,10 +62,10 @@ struct cl_wait {
     uint64_t t0, hold;
 };
 
+/* A context's or queue's track: its key is CMD's process that owns it, its handle, and 1 for an
+ * OpenCL queue (0 for a GL context). */
 struct gpu_track {
-    uint32_t pid;               /* CMD's process that owns the context or queue */
-    uint64_t handle;
-    int is_cl;
+    struct stat_key key;
     uint32_t device;            /* index into devices */
     uint32_t tid;               /* track id in the device's process */
     /* OpenCL: the device - CPU clock offset range */
@@ -72,7 +73,7 @@ struct gpu_track {
     int64_t lo, hi;
     uint64_t resets;
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
-    int draws_named;            /* GL: its draws' track (tid + MAX_GPU_TRACKS) is named */
+    int draws_named;            /* GL: its draws' track (tid + DRAWS_TID_OFFSET) is named */
     uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
     /* GL: frames whose GPU record has not come yet (the layer reads results up to
      * PERFQ_STAT_GL_FRAMES_IN_FLIGHT frames later): their starts, by frame index modulo
@@ -84,7 +85,7 @@ struct gpu_track {
     struct cl_wait *waits;
     size_t waits_head, waits_n, waits_cap, waits_done;
     /* Its process: 0 alive (as far as known), 1 found gone (what it sent is in the ring and read
-     * by the next drain), 2 gone: it holds nothing (timeline_tick). */
+     * by the next drain), 2 gone: it holds nothing (timeline_tick) and leaves the live list. */
     int gone;
     /* GL: the newest statistics span's vertices, placed at its last frame's GPU end (its
      * FRAME_PIPELINE record comes just before that frame's FRAME_GPU) */
@@ -97,10 +98,15 @@ struct timeline {
     pthread_mutex_t lock;       /* named processes and threads */
     struct device devices[MAX_DEVICES];
     size_t n_devices;
-    struct gpu_track tracks[MAX_GPU_TRACKS];
-    size_t n_tracks;
-    uint64_t named[MAX_THREADS];     /* pid << 32 | tid of named processes (tid 0) and threads */
-    size_t n_named;
+    /* Every context and queue seen, in order of first sight (a track's tid is its position + 1):
+     * as many as a run brings, up to STAT_KEYS_MAX (past that their events are unmatched). */
+    struct stat_keys tracks;
+    /* Positions of the tracks whose process is not known gone (gone != 2): the trace's hold
+     * and the ticks look at these only, so that a test suite's thousands of ended programs
+     * cost nothing per record. */
+    uint32_t *live;
+    size_t n_live, live_cap;
+    struct stat_keys named;     /* (pid, tid) of named processes (tid 0) and threads */
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
     uint64_t draws, draw_intervals;
     uint64_t newest;            /* the latest swap or enqueue call seen (CLOCK_MONOTONIC ns) */
@@ -113,22 +119,48 @@ struct timeline *timeline_open(struct trace *t)
     if (!tl)
         return NULL;
     tl->trace = t;
+    stat_keys_init(&tl->tracks, sizeof(struct gpu_track));
+    stat_keys_init(&tl->named, sizeof(struct stat_key));
     pthread_mutex_init(&tl->lock, NULL);
     return tl;
 }
 
-/* 1 the first time key is seen (then the caller names it); 0 after, or when the table is full. */
-static int first_sight(struct timeline *tl, uint64_t key)
+static struct gpu_track *track_at(const struct timeline *tl, size_t position)
 {
-    int first = 0;
-    pthread_mutex_lock(&tl->lock);
-    size_t i = 0;
-    while (i < tl->n_named && tl->named[i] != key)
-        i++;
-    if (i == tl->n_named && i < MAX_THREADS) {
-        tl->named[tl->n_named++] = key;
-        first = 1;
+    return stat_keys_at(&tl->tracks, position);
+}
+
+/* The track in position joins the live list. 0, or -1 when memory runs out (it then holds
+ * nothing, as a gone one). */
+static int live_add(struct timeline *tl, size_t position)
+{
+    if (tl->n_live == tl->live_cap) {
+        size_t cap = tl->live_cap ? 2 * tl->live_cap : 64;
+        uint32_t *grown = realloc(tl->live, cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        tl->live = grown;
+        tl->live_cap = cap;
     }
+    tl->live[tl->n_live++] = (uint32_t)position;
+    return 0;
+}
+
+/* A GL context's frame in progress began at t (its announcement, or its last swap). */
+static void frame_opens(struct timeline *tl, struct gpu_track *g, uint64_t t)
+{
+    g->open_since = t;
+    if (t > tl->newest)
+        tl->newest = t;
+}
+
+/* 1 the first time (pid, tid) is seen (then the caller names it); 0 after, or when it cannot be
+ * kept (then it goes unnamed). */
+static int first_sight(struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+    pthread_mutex_lock(&tl->lock);
+    size_t before = tl->named.n;
+    int first = stat_keys_note(&tl->named, pid, tid, 0) && tl->named.n > before;
     pthread_mutex_unlock(&tl->lock);
     return first;
 }
@@ -152,7 +184,7 @@ static void read_small(const char *path, char *buf, size_t size, int args)
 
 void timeline_name_process(struct timeline *tl, uint32_t pid)
 {
-    if (!first_sight(tl, (uint64_t)pid << 32))
+    if (!first_sight(tl, pid, 0))
         return;
     char path[64], cmd[200], name[256];
     snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
@@ -164,7 +196,7 @@ void timeline_name_process(struct timeline *tl, uint32_t pid)
 static void name_thread(struct timeline *tl, uint32_t pid, uint32_t tid)
 {
     timeline_name_process(tl, pid);
-    if (!tid || !first_sight(tl, (uint64_t)pid << 32 | tid))
+    if (!tid || !first_sight(tl, pid, tid))
         return;
     char path[96], comm[64], name[96];
     snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/comm", pid, tid);
@@ -192,22 +224,19 @@ static uint32_t device_of(struct timeline *tl, const char *name, int is_cl)
 }
 
 /* The GPU track of a context or queue; made (on an "unknown" device when its announcement was
- * lost) at first sight. NULL when the table is full. */
+ * lost) at first sight. NULL when it cannot be kept (STAT_KEYS_MAX of them, or no memory).
+ * The pointer lasts until the next track is made. */
 static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t handle, int is_cl,
                                   const char *device)
 {
-    for (size_t i = 0; i < tl->n_tracks; i++)
-        if (tl->tracks[i].pid == pid && tl->tracks[i].handle == handle &&
-            tl->tracks[i].is_cl == is_cl)
-            return &tl->tracks[i];
-    if (tl->n_tracks == MAX_GPU_TRACKS)
-        return NULL;
-    struct gpu_track *g = &tl->tracks[tl->n_tracks++];
-    g->pid = pid;
-    g->handle = handle;
-    g->is_cl = is_cl;
+    size_t before = tl->tracks.n;
+    struct gpu_track *g = stat_keys_note(&tl->tracks, pid, handle, (uint64_t)is_cl);
+    if (!g || tl->tracks.n == before)
+        return g;
     g->device = device_of(tl, device ? device : "unknown device", is_cl);
-    g->tid = (uint32_t)tl->n_tracks;
+    g->tid = (uint32_t)tl->tracks.n;
+    if (live_add(tl, before) != 0)
+        g->gone = 2;
     char label[128];
     snprintf(label, sizeof(label), "%s 0x%" PRIx64 " (pid %" PRIu32 ")",
              is_cl ? "OpenCL queue" : "GL context", handle, pid);
@@ -297,7 +326,7 @@ static void wait_done(struct timeline *tl, struct gpu_track *g, uint64_t t0)
  * has not come. 0: none known. */
 static uint64_t track_hold(const struct gpu_track *g)
 {
-    if (g->is_cl)
+    if (g->key.id)
         return g->waits_n ? wait_at(g, 0)->hold : 0;
     uint64_t pending = g->frames_sent - g->gpu_done;
     if (g->gpu_done < g->frames_sent && pending <= PENDING_STARTS)
@@ -317,11 +346,8 @@ static void hold_open_frames(struct timeline *tl)
      * queue whose command never comes would hold the window for every other one: it counts
      * only while its hold is within TRACE_HOLD_MAX_NS of the newest swap or call seen. */
     uint64_t oldest = 0;
-    for (size_t i = 0; i < tl->n_tracks; i++)
-        if (!tl->tracks[i].is_cl && tl->tracks[i].open_since > tl->newest)
-            tl->newest = tl->tracks[i].open_since;
-    for (size_t i = 0; i < tl->n_tracks; i++) {
-        uint64_t since = tl->tracks[i].gone == 2 ? 0 : track_hold(&tl->tracks[i]);
+    for (size_t i = 0; i < tl->n_live; i++) {
+        uint64_t since = track_hold(track_at(tl, tl->live[i]));
         if (since && since + TRACE_HOLD_MAX_NS >= tl->newest && (!oldest || since < oldest))
             oldest = since;
     }
@@ -331,10 +357,16 @@ static void hold_open_frames(struct timeline *tl)
 /* The GL context's track if it is known (announced by its PERFQ_STAT_GL_CONTEXT record). */
 static struct gpu_track *known_context(struct timeline *tl, uint32_t pid, uint64_t handle)
 {
-    for (size_t i = 0; i < tl->n_tracks; i++)
-        if (tl->tracks[i].pid == pid && tl->tracks[i].handle == handle && !tl->tracks[i].is_cl)
-            return &tl->tracks[i];
-    return NULL;
+    return stat_keys_find(&tl->tracks, pid, handle, 0);
+}
+
+/* A context or queue announced again (its pid reused, at worst): alive, and live again if its
+ * process had been found gone. */
+static void announced(struct timeline *tl, struct gpu_track *g)
+{
+    if (g->gone == 2 && live_add(tl, (size_t)g->tid - 1) != 0)
+        return;
+    g->gone = 0;
 }
 
 static const char *command_label(const struct perfq_stat_record *r, char *buf, size_t size)
@@ -386,9 +418,9 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     case PERFQ_STAT_GL_CONTEXT: {
         struct gpu_track *g = track_of(tl, r->pid, r->a, 0, r->name);
         if (g) {
-            g->gone = 0;   /* a new context (its pid reused, at worst) */
+            announced(tl, g);
             g->gl_error_ns = r->c;
-            g->open_since = r->t0;   /* its frame 0 began then */
+            frame_opens(tl, g, r->t0);   /* its frame 0 began then */
             hold_open_frames(tl);
         }
         break;
@@ -396,7 +428,7 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     case PERFQ_STAT_CL_QUEUE: {
         struct gpu_track *q = track_of(tl, r->pid, r->a, 1, r->name);
         if (q)
-            q->gone = 0;
+            announced(tl, q);
         break;
     }
     case PERFQ_STAT_FRAME: {
@@ -407,7 +439,7 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
             open->pending_start[r->b % PENDING_STARTS] = r->t0;
             if (r->b + 1 > open->frames_sent)
                 open->frames_sent = r->b + 1;
-            open->open_since = r->t1;   /* the next frame begins at this swap */
+            frame_opens(tl, open, r->t1);   /* the next frame begins at this swap */
             hold_open_frames(tl);
         }
         name_thread(tl, r->pid, r->tid);
@@ -465,11 +497,11 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
             tl->unmatched++;
             break;
         }
-        uint32_t tid = g->tid + MAX_GPU_TRACKS;
+        uint32_t tid = g->tid + DRAWS_TID_OFFSET;
         if (!g->draws_named) {
             char label[128];
             snprintf(label, sizeof(label), "GL context 0x%" PRIx64 " draws (pid %" PRIu32 ")",
-                     g->handle, g->pid);
+                     g->key.handle, g->key.pid);
             trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
             g->draws_named = 1;
         }
@@ -551,19 +583,22 @@ static int process_gone(uint32_t pid)
 
 void timeline_tick(struct timeline *tl, uint64_t now)
 {
-    for (size_t i = 0; i < tl->n_tracks; i++) {
-        struct gpu_track *g = &tl->tracks[i];
+    for (size_t i = 0; i < tl->n_live;) {
+        struct gpu_track *g = track_at(tl, tl->live[i]);
         if (g->gone == 1) {
-            /* Found gone at the previous tick: a drain since has read what it sent. */
+            /* Found gone at the previous tick: a drain since has read what it sent. It leaves
+             * the live list (the last entry takes its place). */
             g->gone = 2;
             tl->cl_waits -= g->waits_n;
             g->waits_n = g->waits_done = 0;
+            tl->live[i] = tl->live[--tl->n_live];
             continue;
         }
         /* Asked only of a track whose hold keeps events back from the file now. */
         uint64_t since = g->gone ? 0 : track_hold(g);
-        if (since && since + TRACE_HORIZON_NS < now && process_gone(g->pid))
+        if (since && since + TRACE_HORIZON_NS < now && process_gone(g->key.pid))
             g->gone = 1;
+        i++;
     }
     hold_open_frames(tl);   /* also drops holds that fell 30 s behind the newest */
 }
@@ -580,8 +615,11 @@ void timeline_close(struct timeline **ptl)
     trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
     trace_note(tl->trace, "draws", tl->draws);
     trace_note(tl->trace, "draw_intervals", tl->draw_intervals);
-    for (size_t i = 0; i < tl->n_tracks; i++)
-        free(tl->tracks[i].waits);
+    for (size_t i = 0; i < tl->tracks.n; i++)
+        free(track_at(tl, i)->waits);
+    stat_keys_free(&tl->tracks);
+    stat_keys_free(&tl->named);
+    free(tl->live);
     pthread_mutex_destroy(&tl->lock);
     free(tl);
 }

@@ -1,5 +1,6 @@
-/* The distinct (process, handle, id) keys perfq stat's channel brings: GL contexts, processes,
- * GL share groups, GL_NV_query_resource_tag tags (id 0 where a key has two parts). Each key has
+/* The distinct (process, handle, id) keys the layers' channel brings: perfq stat's GL contexts,
+ * processes, GL share groups, GL_NV_query_resource_tag tags (id 0 where a key has two parts);
+ * perfq record's GPU tracks (process, context or queue, 1 for a queue) and named threads. Each key has
  * an entry of the caller's size that begins with struct stat_key, kept in order of arrival in a
  * growable array, with an open-addressing index over it, so that a record finds its key in
  * constant time however many there are (a test suite run under perfq stat starts thousands of

@@ -10,7 +10,8 @@
 
 #include "cli.h"
 
-#define NAME_SLOTS (2 * TRACE_MAX_NAMES)
+#define NAME_SLOTS (2u * TRACE_MAX_NAMES)
+#define OTHER_NAME (TRACE_MAX_NAMES - 1u)
 #define MAX_NOTES 16
 #define FLUSH_EVERY_NS 100000000ull
 
@@ -22,7 +23,7 @@ struct event {
     double value;               /* "C" */
     const char *cat;
     struct trace_arg args[TRACE_MAX_ARGS];
-    uint16_t name;
+    uint16_t name;              /* index into names */
     uint8_t nargs;
     char ph;
 };
@@ -39,9 +40,10 @@ struct trace {
     uint64_t events, out_of_order;
     uint64_t last_flush;
     int first;                  /* no event written yet (no comma before the next) */
-    char *names[TRACE_MAX_NAMES];
-    uint16_t slots[NAME_SLOTS]; /* name index + 1; 0 free */
+    char **names;               /* TRACE_MAX_NAMES; the last is "(other)" */
+    uint32_t *slots;            /* NAME_SLOTS: name index + 1; 0 free */
     size_t n_names;
+    uint64_t other_events;      /* events whose name became "(other)" */
     struct trace_arg notes[MAX_NOTES];
     size_t n_notes;
 };
@@ -59,21 +61,22 @@ static uint16_t intern(struct trace *t, const char *name)
     for (const char *p = name; *p; p++)
         h = (h ^ (uint8_t)*p) * 16777619u;
     for (size_t i = 0; i < NAME_SLOTS; i++) {
-        uint16_t *slot = &t->slots[(h + i) % NAME_SLOTS];
+        uint32_t *slot = &t->slots[(h + i) % NAME_SLOTS];
         if (!*slot) {
-            if (t->n_names >= TRACE_MAX_NAMES - 1)
+            if (t->n_names >= OTHER_NAME)
                 break;
             char *copy = strdup(name);
             if (!copy)
                 break;
             t->names[t->n_names] = copy;
-            *slot = (uint16_t)(++t->n_names);
+            *slot = (uint32_t)(++t->n_names);
             return (uint16_t)(*slot - 1);
         }
         if (strcmp(t->names[*slot - 1], name) == 0)
             return (uint16_t)(*slot - 1);
     }
-    return TRACE_MAX_NAMES - 1;   /* "(other)" */
+    t->other_events++;
+    return OTHER_NAME;
 }
 
 static void write_us(FILE *f, int64_t ns)
@@ -185,7 +188,13 @@ static void add(struct trace *t, struct event *e)
 struct trace *trace_open(FILE *f, uint64_t t0_ns)
 {
     struct trace *t = calloc(1, sizeof(*t));
-    if (!t || !(t->heap = calloc(TRACE_WINDOW, sizeof(*t->heap)))) {
+    if (!t || !(t->heap = calloc(TRACE_WINDOW, sizeof(*t->heap))) ||
+        !(t->names = calloc(TRACE_MAX_NAMES, sizeof(*t->names))) ||
+        !(t->slots = calloc(NAME_SLOTS, sizeof(*t->slots)))) {
+        if (t) {
+            free(t->heap);
+            free(t->names);
+        }
         free(t);
         return NULL;
     }
@@ -194,7 +203,7 @@ struct trace *trace_open(FILE *f, uint64_t t0_ns)
     t->t0 = t0_ns;
     t->first = 1;
     t->last_flush = now_ns();
-    t->names[TRACE_MAX_NAMES - 1] = "(other)";
+    t->names[OTHER_NAME] = "(other)";
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     fflush(f);
     return t;
@@ -297,7 +306,8 @@ int trace_close(struct trace **pt)
     while (t->n)
         heap_pop_write(t);
     fprintf(t->f, "\n],\"otherData\":{\"generator\":\"perfq record\",\"events\":%" PRIu64
-            ",\"events_out_of_order\":%" PRIu64, t->events, t->out_of_order);
+            ",\"events_out_of_order\":%" PRIu64 ",\"events_named_other\":%" PRIu64, t->events,
+            t->out_of_order, t->other_events);
     for (size_t i = 0; i < t->n_notes; i++)
         fprintf(t->f, ",\"%s\":%" PRIu64, t->notes[i].key, t->notes[i].value);
     fputs("}}\n", t->f);
@@ -305,6 +315,8 @@ int trace_close(struct trace **pt)
     int err = errno;
     for (size_t i = 0; i < t->n_names; i++)
         free(t->names[i]);
+    free(t->names);
+    free(t->slots);
     free(t->heap);
     pthread_mutex_destroy(&t->lock);
     free(t);

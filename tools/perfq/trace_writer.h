@@ -5,8 +5,8 @@
  *
  * Memory is bounded: events wait in a reorder window of at most TRACE_WINDOW events (a heap by
  * timestamp) and leave it, in timestamp order, once their time is TRACE_HORIZON_NS in the past
- * (trace_tick) or when the window is full; names are interned (at most TRACE_MAX_NAMES,
- * more become "(other)"). The file is flushed at most every 100 ms while events flow, so a
+ * (trace_tick) or when the window is full; names are interned (at most TRACE_MAX_NAMES - 1,
+ * more become "(other)", counted in otherData's events_named_other). The file is flushed at most every 100 ms while events flow, so a
  * reader sees it grow; trace_close writes what is left and the closing brackets, making the file
  * valid JSON whatever happened to the traced program. Thread safe (one lock).
  */
@@ -19,7 +19,7 @@
 #define TRACE_WINDOW 16384
 #define TRACE_HORIZON_NS 2000000000ull
 #define TRACE_HOLD_MAX_NS 30000000000ull
-#define TRACE_MAX_NAMES 1024
+#define TRACE_MAX_NAMES 65536
 #define TRACE_MAX_ARGS 4
 
 struct trace;
