@@ -77,9 +77,10 @@ struct gpu_track {
     uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
     /* GL: frames whose GPU record has not come yet (the layer reads results up to
      * PERFQ_STAT_GL_FRAMES_IN_FLIGHT frames later): their starts, by frame index modulo
-     * PENDING_STARTS. */
+     * PENDING_STARTS (allocated at its first frame, freed when its process is found gone: a
+     * gone track keeps about 200 bytes, so that a run of a million contexts stays bounded). */
     uint64_t frames_sent, gpu_done;
-    uint64_t pending_start[PENDING_STARTS];
+    uint64_t *pending_start;
     /* OpenCL: the calls whose command has not come, oldest first: a ring of waits_cap (a power
      * of two) from waits_head, waits_n entries, waits_done of them holes. */
     struct cl_wait *waits;
@@ -328,6 +329,8 @@ static uint64_t track_hold(const struct gpu_track *g)
 {
     if (g->key.id)
         return g->waits_n ? wait_at(g, 0)->hold : 0;
+    if (!g->pending_start)
+        return g->open_since;
     uint64_t pending = g->frames_sent - g->gpu_done;
     if (g->gpu_done < g->frames_sent && pending <= PENDING_STARTS)
         return g->pending_start[g->gpu_done % PENDING_STARTS];
@@ -435,7 +438,9 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         if (!r->t1)
             break;
         struct gpu_track *open = known_context(tl, r->pid, r->a);
-        if (open) {
+        if (open && !open->pending_start)
+            open->pending_start = calloc(PENDING_STARTS, sizeof(*open->pending_start));
+        if (open && open->pending_start) {
             open->pending_start[r->b % PENDING_STARTS] = r->t0;
             if (r->b + 1 > open->frames_sent)
                 open->frames_sent = r->b + 1;
@@ -590,7 +595,12 @@ void timeline_tick(struct timeline *tl, uint64_t now)
              * the live list (the last entry takes its place). */
             g->gone = 2;
             tl->cl_waits -= g->waits_n;
-            g->waits_n = g->waits_done = 0;
+            g->waits_n = g->waits_done = g->waits_cap = g->waits_head = 0;
+            free(g->waits);
+            g->waits = NULL;
+            free(g->pending_start);
+            g->pending_start = NULL;
+            g->gpu_done = g->frames_sent;
             tl->live[i] = tl->live[--tl->n_live];
             continue;
         }
@@ -615,8 +625,10 @@ void timeline_close(struct timeline **ptl)
     trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
     trace_note(tl->trace, "draws", tl->draws);
     trace_note(tl->trace, "draw_intervals", tl->draw_intervals);
-    for (size_t i = 0; i < tl->tracks.n; i++)
+    for (size_t i = 0; i < tl->tracks.n; i++) {
         free(track_at(tl, i)->waits);
+        free(track_at(tl, i)->pending_start);
+    }
     stat_keys_free(&tl->tracks);
     stat_keys_free(&tl->named);
     free(tl->live);
