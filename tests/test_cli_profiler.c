@@ -2,8 +2,9 @@
  * example (count, per-frame vertices exact, the other pipeline statistics per frame exact or
  * within bounds, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
- * children followed, GL memory by tag (the example's tags; memory_app's two share groups).
- * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP. */
+ * children followed, GL memory by tag (the example's tags; memory_app's two share groups), the
+ * frames and draws of several threads rendering at once, each exact.
+ * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
 #include <fcntl.h>
 #include <json-c/json.h>
 
@@ -24,6 +25,7 @@
 
 static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static const char *glx_frames_path;   /* "" where the GLX test programs are not built */
+static const char *threads_path;      /* tests/gl/threads_frames_app.c */
 static char self_path[4096];
 
 /* Runs argv (fork, exec) and waits for it: 0 when it exited 0, 1 otherwise. */
@@ -312,6 +314,48 @@ static void gl_frames_json(void **state)
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     assert_int_equal(get_int(j, "channel.processes"), 1);
     assert_int_equal(get_int(j, "exit_status"), 0);
+    json_object_put(j);
+    free(report);
+}
+
+/* Eight threads rendering at once, each with its own context and pbuffer (threads_frames_app.c:
+ * 40 frames each of a clear and 3 glDrawArrays(GL_TRIANGLES, 0, 6)), with --per-draw: every
+ * frame and every draw of every thread is counted, each frame with its GPU time and exactly 18
+ * vertices, each draw with 6; nothing dropped. Each thread releases its context at its end, so
+ * its last frames and its open statistics span are waited for. */
+static void gl_threads_frames_draws(void **state)
+{
+    (void)state;
+    enum { THREADS = 8, FRAMES = 40, DRAWS = 3 };
+    char *report;
+    char threads[8], frames[8], draws[8];
+    snprintf(threads, sizeof threads, "%d", THREADS);
+    snprintf(frames, sizeof frames, "%d", FRAMES);
+    snprintf(draws, sizeof draws, "%d", DRAWS);
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", threads_path, threads,
+                                        frames, draws, NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "exit_status"), 0);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "frames.count"), THREADS * FRAMES);
+    assert_int_equal(get_int(j, "frames.contexts"), THREADS);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), THREADS * FRAMES);
+    assert_int_equal(get_int(j, "frames.cpu_frame_ns.count"), THREADS * FRAMES);
+    assert_int_equal(get_int(j, "frames.vertices.count"), THREADS * FRAMES);
+    assert_int_equal(get_int(j, "frames.vertices.min"), 6 * DRAWS);
+    assert_int_equal(get_int(j, "frames.vertices.max"), 6 * DRAWS);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.frames"), THREADS * FRAMES);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.gaps"), 0);
+    assert_int_equal(get_int(j, "draws.count"), THREADS * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.with_gpu_time"), THREADS * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.with_vertices"), THREADS * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.per_frame.min"), DRAWS);
+    assert_int_equal(get_int(j, "draws.per_frame.max"), DRAWS);
+    assert_int_equal(get_int(j, "draws.vertices.min"), 6);
+    assert_int_equal(get_int(j, "draws.vertices.max"), 6);
+    assert_int_equal(get_int(j, "draws.vertices_total"), 6 * THREADS * FRAMES * DRAWS);
     json_object_put(j);
     free(report);
 }
@@ -813,9 +857,9 @@ int main(int argc, char **argv)
         return spawn_two(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--maps") == 0)
         return maps_then_gl(argv[2]);
-    if (argc < 6) {
-        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|''\n",
-                argv[0]);
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
+                "GL_THREADS_APP\n", argv[0]);
         return 2;
     }
     perfq_path = argv[1];
@@ -823,6 +867,7 @@ int main(int argc, char **argv)
     cl_path = argv[3];
     memory_path = argv[4];
     glx_frames_path = argv[5];
+    threads_path = argv[6];
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
     if (n <= 0)
         return 1;
@@ -834,6 +879,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_stats_spans),
         cmocka_unit_test(gl_frames_query_path),
         cmocka_unit_test(gl_glx_frames),
+        cmocka_unit_test(gl_threads_frames_draws),
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),

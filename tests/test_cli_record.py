@@ -3,10 +3,11 @@
 (python's json), every track's timestamps are monotonic in file order, the expected tracks are
 there (CMD's process and thread, a GL device with the context's track, an OpenCL device with the
 queue's track, host counter tracks), the frames and commands are all there, with --per-draw
-the draws on their own track per context, CMD's exit status
-is perfq's, and a CMD killed with SIGKILL mid-run still leaves a valid trace.
+the draws on their own track per context, several threads rendering at once each on its own
+track with its context's, CMD's exit status is perfq's, and a CMD killed with SIGKILL mid-run
+still leaves a valid trace.
 
-Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL."""
+Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL CL_LATE_APP GL_THREADS_APP."""
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ import sys
 import tempfile
 import time
 
-PERFQ, GL, CL, CL_LATE = sys.argv[1:5]
+PERFQ, GL, CL, CL_LATE, GL_THREADS = sys.argv[1:6]
 failures = []
 
 
@@ -306,6 +307,37 @@ def test_gl_per_draw():
           "no per-draw: no draws in the trace: %s" % t["otherData"])
 
 
+def test_gl_threads():
+    """Eight threads rendering at once (tests/gl/threads_frames_app.c, 40 frames each, each thread
+    its own context): each thread's frames on its own named track of CMD's process, each
+    context's GPU frames on its own track of the GL device, every frame of every thread there,
+    nothing dropped, every track monotonic."""
+    threads, frames = 8, 40
+    rc, text, err = record([GL_THREADS, str(threads), str(frames), "2"])
+    t = parse(text, "threads")
+    check(rc == 0, "threads: exit status %d (%s)" % (rc, err))
+    check_monotonic(t, "threads")
+    od = t["otherData"]
+    check(od.get("frames") == threads * frames and od.get("records_dropped") == 0 and
+          od.get("gpu_intervals") == threads * frames and
+          od.get("gpu_intervals_unmatched") == 0, "threads: otherData %s" % od)
+    cpu = {}
+    for e in t["traceEvents"]:
+        if e["ph"] == "X" and e["cat"] == "gl":
+            cpu[(e["pid"], e["tid"])] = cpu.get((e["pid"], e["tid"]), 0) + 1
+    gpu = {}
+    for e in gpu_frames(t):
+        gpu[(e["pid"], e["tid"])] = gpu.get((e["pid"], e["tid"]), 0) + 1
+    thread_names = names(t, "thread")
+    check(len(cpu) == threads and all(n == frames for n in cpu.values()),
+          "threads: %d frames on each of %d thread tracks: %s" % (frames, threads, cpu))
+    check(all(k in thread_names for k in cpu), "threads: every thread track named: %s"
+          % thread_names)
+    check(len(gpu) == threads and all(n == frames for n in gpu.values()) and
+          all(thread_names.get(k, "").startswith("GL context 0x") for k in gpu),
+          "threads: %d GPU frames on each of %d context tracks: %s" % (frames, threads, gpu))
+
+
 def test_exit_status():
     # The GL example refuses a negative frame count with status 2: CMD's, as the trace says.
     rc, text, _ = record([GL, "-5"])
@@ -382,7 +414,7 @@ def test_stopped_mid_frame():
     check_monotonic(t, "stopped")
 
 
-for test in (test_gl, test_gl_per_draw, test_cl, test_cl_late, test_cl_inflight,
+for test in (test_gl, test_gl_per_draw, test_gl_threads, test_cl, test_cl_late, test_cl_inflight,
              test_cl_threads, test_cl_child_gone, test_exit_status, test_killed,
              test_stopped_mid_frame):
     print("==", test.__name__)

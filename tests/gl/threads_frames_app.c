@@ -1,0 +1,130 @@
+/*
+ * An unmodified GL program that renders on several threads at once, for perfq stat and perfq
+ * record (tests/test_cli_profiler.c): THREADS threads (default 4), each with its own 64x64
+ * pbuffer and desktop GL context on one display, render FRAMES frames each (default 50): a clear
+ * and DRAWS draws of glDrawArrays(GL_TRIANGLES, 0, 6) from a client-side vertex array (the
+ * fixed-function pipeline: no shader), then eglSwapBuffers. So every frame of every thread
+ * submits exactly 6 * DRAWS vertices. The threads start their frames together (a barrier) so
+ * that their swaps interleave. It links only libEGL and gets every GL function through
+ * eglGetProcAddress. Exit 0; 1 on a GL/EGL failure; 77 with no EGL display or no desktop GL
+ * pbuffer config.
+ *
+ *   gl-threads-app [THREADS [FRAMES [DRAWS]]]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gl_test.h"
+
+typedef void (*t_vertexpointer)(GLint, GLenum, GLsizei, const void *);
+
+static struct {
+    EGLDisplay dpy;
+    EGLConfig config;
+    int frames, draws;
+    pthread_barrier_t start;
+} app;
+
+struct worker {
+    pthread_t thread;
+    int index;
+    const char *failed;   /* what failed, NULL when all went well */
+};
+
+static void *render(void *p)
+{
+    struct worker *w = p;
+    static const EGLint sattrs[] = {EGL_WIDTH, 64, EGL_HEIGHT, 64, EGL_NONE};
+    EGLSurface surf = EGL_NO_SURFACE;
+    EGLContext ctx = EGL_NO_CONTEXT;
+    if (!eglBindAPI(EGL_OPENGL_API) ||
+        (surf = eglCreatePbufferSurface(app.dpy, app.config, sattrs)) == EGL_NO_SURFACE ||
+        (ctx = eglCreateContext(app.dpy, app.config, EGL_NO_CONTEXT, NULL)) == EGL_NO_CONTEXT ||
+        !eglMakeCurrent(app.dpy, surf, surf, ctx))
+        w->failed = "a pbuffer, a context or eglMakeCurrent";
+    t_clear clear = (t_clear)eglGetProcAddress("glClear");
+    t_enum enable_client_state = (t_enum)eglGetProcAddress("glEnableClientState");
+    t_vertexpointer vertex_pointer = (t_vertexpointer)eglGetProcAddress("glVertexPointer");
+    t_drawarrays draw_arrays = (t_drawarrays)eglGetProcAddress("glDrawArrays");
+    t_geterror get_error = (t_geterror)eglGetProcAddress("glGetError");
+    if (!w->failed && (!clear || !enable_client_state || !vertex_pointer || !draw_arrays ||
+                       !get_error))
+        w->failed = "a GL entry point";
+    /* Every thread reaches the barrier, failed or not, so that none waits for ever. */
+    pthread_barrier_wait(&app.start);
+    if (!w->failed) {
+        static const float quad[12] = {-1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1};
+        enable_client_state(GL_VERTEX_ARRAY);
+        vertex_pointer(2, GL_FLOAT, 0, quad);
+        for (int f = 0; f < app.frames && !w->failed; f++) {
+            clear(GL_COLOR_BUFFER_BIT);
+            for (int d = 0; d < app.draws; d++)
+                draw_arrays(GL_TRIANGLES, 0, 6);
+            if (!eglSwapBuffers(app.dpy, surf))
+                w->failed = "eglSwapBuffers";
+        }
+        if (!w->failed && get_error() != GL_NO_ERROR)
+            w->failed = "a GL error";
+    }
+    if (ctx != EGL_NO_CONTEXT) {
+        eglMakeCurrent(app.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        eglDestroyContext(app.dpy, ctx);
+    }
+    if (surf != EGL_NO_SURFACE)
+        eglDestroySurface(app.dpy, surf);
+    eglReleaseThread();
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 ? atoi(argv[1]) : 4;
+    app.frames = argc > 2 ? atoi(argv[2]) : 50;
+    app.draws = argc > 3 ? atoi(argv[3]) : 2;
+    if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1) {
+        fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS]]]\n");
+        return 2;
+    }
+    app.dpy = glt_choose_display(NULL, NULL);
+    if (app.dpy == EGL_NO_DISPLAY) {
+        fprintf(stderr, "no EGL display: skipping\n");
+        return GLT_SKIP;
+    }
+    static const EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                                    EGL_OPENGL_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
+                                    EGL_BLUE_SIZE, 8, EGL_NONE};
+    EGLint n = 0;
+    if (!eglChooseConfig(app.dpy, cattrs, &app.config, 1, &n) || n < 1) {
+        fprintf(stderr, "no desktop GL pbuffer config: skipping\n");
+        return GLT_SKIP;
+    }
+    struct worker workers[64] = {{0}};
+    if (pthread_barrier_init(&app.start, NULL, (unsigned)threads) != 0)
+        return 1;
+    int started = 0;
+    for (; started < threads; started++) {
+        workers[started].index = started;
+        if (pthread_create(&workers[started].thread, NULL, render, &workers[started]) != 0)
+            break;
+    }
+    if (started < threads) {
+        /* The barrier would never open for the others: nothing to do but leave. */
+        fprintf(stderr, "FAIL: cannot start thread %d\n", started);
+        _Exit(1);
+    }
+    int rc = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(workers[i].thread, NULL);
+        if (workers[i].failed) {
+            fprintf(stderr, "FAIL: thread %d: %s\n", i, workers[i].failed);
+            rc = 1;
+        }
+    }
+    pthread_barrier_destroy(&app.start);
+    eglTerminate(app.dpy);
+    if (rc == 0)
+        printf("gl-threads-app: %d threads, %d frames each, %d vertices per frame\n", threads,
+               app.frames, 6 * app.draws);
+    return rc;
+}
