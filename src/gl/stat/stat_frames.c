@@ -13,7 +13,9 @@
  *    least the CLI's span (perfq stat --stats-span, the channel page's stats_span_ns; 0: every
  *    swap): on the NVIDIA driver (H100) the eleven ends and begins cost 24-28 us of CPU, more
  *    than a whole 13-22 us frame of the GL example, so short frames share a span
- *    (docs/perfq-stat.md, "Statistics spans"); every frame is in exactly one span, whose
+ *    (docs/perfq-stat.md, "Statistics spans"), and a span lasts at least 100 times what its
+ *    end and begin cost (span_rule.h: with several contexts on one GPU they blocked for
+ *    milliseconds); every frame is in exactly one span, whose
  *    record carries how many frames it covers; then the frame's GPU timer (the layer's
  *    trustworthy timer service: the driver's timer queries where they are trustworthy, fences
  *    stamped with the CPU clock elsewhere) ends and the next frame's begins at the same point
@@ -53,6 +55,7 @@
 
 #include "core/stat_channel.h"
 #include "gl/stat/frames_in_flight.h"
+#include "gl/stat/span_rule.h"
 #include "gl/stat/release_wait.h"
 #include "gl/stat/stat_clock.h"
 
@@ -86,6 +89,7 @@ struct stat_ctx {
     uint64_t span_frames;                 /* frames ended in it so far */
     uint64_t span_start_ns;               /* CPU time it started (a swap) */
     uint64_t span_ns;                     /* the CLI's span rule (0: a span per frame) */
+    uint64_t span_cost_ns;                /* CPU time the last span's end and begin took */
     uint64_t draws_at_swap;               /* the context's draw calls at the last swap */
     uint64_t waited_leave_ns;             /* when the last release that waited did (leave) */
     uint64_t frame;                       /* its index */
@@ -268,13 +272,14 @@ static void swap(struct perfq_gl_context *ctx, void *data)
      * has lasted at least span_ns (CPU time, swap to swap): a frame that long alone is a span
      * of its own, shorter ones share one. */
     s->span_frames++;
-    int span_ends = now - s->span_start_ns >= s->span_ns;
+    int span_ends = now - s->span_start_ns >= perfq_gl_span_min_ns(s->span_ns, s->span_cost_ns);
     struct perfq_gl_vquery *next_stats[NSTATS];
     if (span_ends) {
         for (int i = 0; i < NSTATS; i++)
             if (s->stats[i])
                 perfq_gl_vquery_end(ctx, s->stats[i]);
         begin_stats(ctx, s, next_stats);
+        s->span_cost_ns = perfq_gl_now_ns() - now;
     }
     struct perfq_gl_timer *next_timer = NULL;
     if (s->timer)
@@ -286,20 +291,25 @@ static void swap(struct perfq_gl_context *ctx, void *data)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
         perfq_stat_clock_correlate(&s->clock, ctx);
-    while (s->count && perfq_gl_frames_read_oldest(s->count, now - s->ring[s->head].swap_ns))
-        if (!drain_one(ctx, s, 1))
+    while (s->count && perfq_gl_frames_read_oldest(s->count, now - s->ring[s->head].swap_ns)) {
+        if (drain_one(ctx, s, 0))
+            continue;
+        if (!perfq_gl_frames_wait_oldest(s->count) || !drain_one(ctx, s, 1))
             break;
-    /* On the query path nothing is asked: the oldest frame is read (above) once 8 frames ended
-     * after it and it ended 4 ms ago, or 128 frames after its end (frames_in_flight.h). On the
-     * NVIDIA driver (H200, docs/gl-layer-performance.md "The frame's timer: query buffer
-     * objects and the reads") the first question about a frame's query costs 2.9 us when the
-     * answer is no, about once a frame (it seems to submit the frame's commands), and the
-     * waited read of a frame 8 swaps old 1.7 us: 1.2 us a frame less; a frame 128 swaps old
-     * is done, and its read costs 0.16 us. A program whose GPU is 8 frames behind waits as
-     * before, no sooner. On the fence path, frames ended at earlier swaps only: their commands
-     * went to the driver with those swaps. Asking about the frame just ended (nothing of it can
-     * be ready yet) would make a driver flush there (Mesa's llvmpipe: a second scene a frame,
-     * waking every rasterizer thread). */
+    }
+    /* On the query path only the oldest frame is asked about (above), once 8 frames ended
+     * after it and it ended 4 ms ago, or 128 frames after its end (frames_in_flight.h); it is
+     * waited for only when 128 are pending. On the NVIDIA driver (H200,
+     * docs/gl-layer-performance.md "The frame's timer: query buffer objects and the reads") the
+     * first question about a frame's query costs 2.9 us when the answer is no (it seems to
+     * submit the frame's commands), and a frame 128 swaps old is done, its read 0.16 us. Until
+     * 2026-11-28 that frame was read waiting (1.7 us for a frame 8 swaps old, 1.2 us a frame
+     * less than asking, on one context): with several contexts taking turns on the GPU the wait
+     * lasted until the GPU came back to the context, milliseconds a frame (frames_in_flight.h).
+     * On the fence path, frames ended at earlier swaps only: their commands went to the driver
+     * with those swaps. Asking about the frame just ended (nothing of it can be ready yet)
+     * would make a driver flush there (Mesa's llvmpipe: a second scene a frame, waking every
+     * rasterizer thread). */
     if (perfq_gl_timer_path(ctx) != PERFQ_GL_TIMER_QUERY)
         while (s->count && drain_one(ctx, s, 0))
             ;
