@@ -91,6 +91,81 @@ static struct perfq_stat_page *map_page(size_t *size)
     return p;
 }
 
+/* --processes N: the records of the i-th of N processes, each a GL context (its own handle)
+ * with one frame, a share group holding 1 KiB of textures in one object and a tag of 1 KiB:
+ * what a test suite run under perfq stat sends, one program after another. */
+static void process_records(long i)
+{
+    struct perfq_stat_record r = {.kind = PERFQ_STAT_FRAME};
+    r.a = 0x1000u + (uint64_t)i;   /* the context */
+    perfq_stat_channel_send(&r);
+    struct perfq_stat_record m = {.kind = PERFQ_STAT_GL_MEMORY};
+    m.a = 1;    /* the share group, the same number in every process */
+    m.b = 1;    /* textures: 1 KiB */
+    m.g0 = 1;   /* in 1 object */
+    perfq_stat_channel_send(&m);
+    struct perfq_stat_record t = {.kind = PERFQ_STAT_GL_MEMORY_TAG};
+    t.a = 1;    /* the share group */
+    t.b = 7;    /* the tag id, the same in every process */
+    t.c = 1;    /* 1 KiB */
+    t.d = 1;    /* in 1 object */
+    snprintf(t.name, sizeof t.name, "tag of %ld", i);
+    perfq_stat_channel_send(&t);
+}
+
+/* --contexts N: the records of the i-th of N processes, a GL context announced as the GL layer
+ * does in timeline mode (perfq record), with one frame: its CPU interval, a statistics span of
+ * one frame with 100 + i vertices, and its GPU interval on the CPU clock. */
+static void context_records(long i)
+{
+    uint64_t handle = 0x1000u + (uint64_t)i, t = now_ns();
+    struct perfq_stat_record c = {.kind = PERFQ_STAT_GL_CONTEXT};
+    c.a = handle;
+    c.c = 1000;    /* the clock's correlation error, ns */
+    c.t0 = t;      /* frame 0 began */
+    snprintf(c.name, sizeof c.name, "test device");
+    perfq_stat_channel_send(&c);
+    struct perfq_stat_record f = {.kind = PERFQ_STAT_FRAME};
+    f.a = handle;
+    f.t0 = t;
+    f.t1 = t + 50000;
+    perfq_stat_channel_send(&f);
+    struct perfq_stat_pipeline p = {.kind = PERFQ_STAT_FRAME_PIPELINE};
+    p.context = handle;
+    p.mask = 1u << PERFQ_STAT_PIPE_VERTICES;
+    p.value[PERFQ_STAT_PIPE_VERTICES] = 100u + (uint64_t)i;
+    p.frames = 1;
+    struct perfq_stat_record pr;
+    memcpy(&pr, &p, sizeof pr);
+    perfq_stat_channel_send(&pr);
+    struct perfq_stat_record g = {.kind = PERFQ_STAT_FRAME_GPU,
+                                  .flags = PERFQ_STAT_HAS_GPU_TIME | PERFQ_STAT_HAS_INTERVAL};
+    g.a = handle;
+    g.c = 20000;
+    g.t0 = 1000;
+    g.g0 = t + 10000;
+    g.g1 = t + 30000;
+    perfq_stat_channel_send(&g);
+}
+
+/* N processes one after another (forked: each inherits the channel's mapping), the i-th
+ * sending records(i). 0, or 8 when one could not start or did not exit 0. */
+static int one_after_another(long n, void (*records)(long i))
+{
+    for (long i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            records(i);
+            _exit(0);
+        }
+        int status;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return 8;
+    }
+    return 0;
+}
+
 static int writer_main(int argc, char **argv)
 {
     if (!perfq_stat_channel_active())
@@ -125,84 +200,10 @@ static int writer_main(int argc, char **argv)
         }
         return bad;
     }
-    if (strcmp(argv[1], "--processes") == 0 && argc == 3) {
-        /* N processes one after another, each a GL context (its own handle) with one frame, a
-         * share group holding 1 KiB of textures in one object and a tag of 1 KiB: what a test
-         * suite run under perfq stat sends, one program after another. */
-        long n = atol(argv[2]);
-        for (long i = 0; i < n; i++) {
-            pid_t pid = fork();
-            if (pid == 0) {
-                struct perfq_stat_record r = {.kind = PERFQ_STAT_FRAME};
-                r.a = 0x1000u + (uint64_t)i;   /* the context */
-                perfq_stat_channel_send(&r);
-                struct perfq_stat_record m = {.kind = PERFQ_STAT_GL_MEMORY};
-                m.a = 1;    /* the share group, the same number in every process */
-                m.b = 1;    /* textures: 1 KiB */
-                m.g0 = 1;   /* in 1 object */
-                perfq_stat_channel_send(&m);
-                struct perfq_stat_record t = {.kind = PERFQ_STAT_GL_MEMORY_TAG};
-                t.a = 1;    /* the share group */
-                t.b = 7;    /* the tag id, the same in every process */
-                t.c = 1;    /* 1 KiB */
-                t.d = 1;    /* in 1 object */
-                snprintf(t.name, sizeof t.name, "tag of %ld", i);
-                perfq_stat_channel_send(&t);
-                _exit(0);
-            }
-            int status;
-            if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-                WEXITSTATUS(status) != 0)
-                return 8;
-        }
-        return 0;
-    }
-    if (strcmp(argv[1], "--contexts") == 0 && argc == 3) {
-        /* N processes one after another, each a GL context announced as the GL layer does in
-         * timeline mode (perfq record), with one frame: its CPU interval, a statistics span of
-         * one frame with 100 + i vertices, and its GPU interval on the CPU clock. */
-        long n = atol(argv[2]);
-        for (long i = 0; i < n; i++) {
-            pid_t pid = fork();
-            if (pid == 0) {
-                uint64_t handle = 0x1000u + (uint64_t)i, t = now_ns();
-                struct perfq_stat_record c = {.kind = PERFQ_STAT_GL_CONTEXT};
-                c.a = handle;
-                c.c = 1000;    /* the clock's correlation error, ns */
-                c.t0 = t;      /* frame 0 began */
-                snprintf(c.name, sizeof c.name, "test device");
-                perfq_stat_channel_send(&c);
-                struct perfq_stat_record f = {.kind = PERFQ_STAT_FRAME};
-                f.a = handle;
-                f.t0 = t;
-                f.t1 = t + 50000;
-                perfq_stat_channel_send(&f);
-                struct perfq_stat_pipeline p = {.kind = PERFQ_STAT_FRAME_PIPELINE};
-                p.context = handle;
-                p.mask = 1u << PERFQ_STAT_PIPE_VERTICES;
-                p.value[PERFQ_STAT_PIPE_VERTICES] = 100u + (uint64_t)i;
-                p.frames = 1;
-                struct perfq_stat_record pr;
-                memcpy(&pr, &p, sizeof pr);
-                perfq_stat_channel_send(&pr);
-                struct perfq_stat_record g = {.kind = PERFQ_STAT_FRAME_GPU,
-                                              .flags = PERFQ_STAT_HAS_GPU_TIME |
-                                                       PERFQ_STAT_HAS_INTERVAL};
-                g.a = handle;
-                g.c = 20000;
-                g.t0 = 1000;
-                g.g0 = t + 10000;
-                g.g1 = t + 30000;
-                perfq_stat_channel_send(&g);
-                _exit(0);
-            }
-            int status;
-            if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-                WEXITSTATUS(status) != 0)
-                return 8;
-        }
-        return 0;
-    }
+    if (strcmp(argv[1], "--processes") == 0 && argc == 3)
+        return one_after_another(atol(argv[2]), process_records);
+    if (strcmp(argv[1], "--contexts") == 0 && argc == 3)
+        return one_after_another(atol(argv[2]), context_records);
     if (strcmp(argv[1], "--stuck") == 0 && argc == 3) {
         /* K records, then a slot reserved as a writer does (head moved on) and never published:
          * what a writer killed between its CAS and its publication leaves. */
