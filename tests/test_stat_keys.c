@@ -34,9 +34,11 @@ static void test_distinct_keys_exact(void **state)
         for (uint32_t pid = 1; pid <= PIDS; pid++)
             for (uint64_t h = 0; h < HANDLES; h++)
                 for (uint64_t id = 0; id < IDS; id++) {
-                    struct entry *e = stat_keys_note(&s, pid, h * 0x10000000ull, id);
+                    int added = -1;
+                    struct entry *e = stat_keys_note(&s, pid, h * 0x10000000ull, id, &added);
                     uint64_t want = pid * 100u + h * 10u + id;
                     assert_non_null(e);
+                    assert_int_equal(added, round == 0);   /* new in the first round only */
                     if (round == 0) {
                         assert_int_equal(e->value, 0);   /* new: zeroed past the key */
                         e->value = want;
@@ -70,12 +72,14 @@ static void test_refused_past_the_limit(void **state)
     struct stat_keys s;
     stat_keys_init(&s, sizeof(struct stat_key));
     for (uint32_t pid = 0; pid < STAT_KEYS_MAX; pid++)
-        assert_non_null(stat_keys_note(&s, pid, 7, 0));
+        assert_non_null(stat_keys_note(&s, pid, 7, 0, NULL));
     assert_int_equal(s.n, STAT_KEYS_MAX);
-    assert_null(stat_keys_note(&s, STAT_KEYS_MAX, 7, 0));
-    assert_null(stat_keys_note(&s, 0, 7, 1));
+    int added = -1;
+    assert_null(stat_keys_note(&s, STAT_KEYS_MAX, 7, 0, &added));
+    assert_int_equal(added, 0);   /* refused: not added */
+    assert_null(stat_keys_note(&s, 0, 7, 1, NULL));
     assert_int_equal(s.refused, 2);
-    assert_non_null(stat_keys_note(&s, STAT_KEYS_MAX - 1, 7, 0));
+    assert_non_null(stat_keys_note(&s, STAT_KEYS_MAX - 1, 7, 0, NULL));
     assert_int_equal(s.refused, 2);
     assert_int_equal(s.n, STAT_KEYS_MAX);
     stat_keys_free(&s);

@@ -160,8 +160,8 @@ static void frame_opens(struct timeline *tl, struct gpu_track *g, uint64_t t)
 static int first_sight(struct timeline *tl, uint32_t pid, uint32_t tid)
 {
     pthread_mutex_lock(&tl->lock);
-    size_t before = tl->named.n;
-    int first = stat_keys_note(&tl->named, pid, tid, 0) && tl->named.n > before;
+    int first;
+    stat_keys_note(&tl->named, pid, tid, 0, &first);
     pthread_mutex_unlock(&tl->lock);
     return first;
 }
@@ -230,13 +230,13 @@ static uint32_t device_of(struct timeline *tl, const char *name, int is_cl)
 static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t handle, int is_cl,
                                   const char *device)
 {
-    size_t before = tl->tracks.n;
-    struct gpu_track *g = stat_keys_note(&tl->tracks, pid, handle, (uint64_t)is_cl);
-    if (!g || tl->tracks.n == before)
+    int added;
+    struct gpu_track *g = stat_keys_note(&tl->tracks, pid, handle, (uint64_t)is_cl, &added);
+    if (!added)
         return g;
     g->device = device_of(tl, device ? device : "unknown device", is_cl);
     g->tid = (uint32_t)tl->tracks.n;
-    if (live_add(tl, before) != 0)
+    if (live_add(tl, tl->tracks.n - 1) != 0)
         g->gone = 2;
     char label[128];
     snprintf(label, sizeof(label), "%s 0x%" PRIx64 " (pid %" PRIu32 ")",

@@ -153,14 +153,14 @@ static void group_add(struct group *g, const struct perfq_stat_record *r)
 
 static void note_pid(struct stat_collect *c, uint32_t pid)
 {
-    stat_keys_note(&c->pids, pid, 0, 0);
+    stat_keys_note(&c->pids, pid, 0, 0, NULL);
 }
 
 /* The context's entry (NULL when it cannot be kept: stat_keys.h). */
 static struct context_entry *note_context(struct stat_collect *c, uint32_t pid, uint64_t handle)
 {
     note_pid(c, pid);
-    return stat_keys_note(&c->contexts, pid, handle, 0);
+    return stat_keys_note(&c->contexts, pid, handle, 0, NULL);
 }
 
 /* Keys some record brought that could not be kept (past STAT_KEYS_MAX, or out of memory): the
@@ -189,18 +189,18 @@ static uint64_t memory_total(const struct memory_group *m)
 static void take_memory(struct stat_collect *c, const struct perfq_stat_record *r)
 {
     struct memory_group now = {{r->pid, r->a, 0}, {r->b, r->c, r->d}, {r->g0, r->g1, r->t1}};
-    size_t before = c->memory.n;
-    struct memory_group *g = stat_keys_note(&c->memory, r->pid, r->a, 0);
-    if (g && (c->memory.n > before || memory_total(&now) > memory_total(g)))
+    int added;
+    struct memory_group *g = stat_keys_note(&c->memory, r->pid, r->a, 0, &added);
+    if (g && (added || memory_total(&now) > memory_total(g)))
         *g = now;   /* a share group's first totals, or a new peak */
 }
 
 /* Keeps each tag's totals at its peak, with the tag's string at that moment. */
 static void take_memory_tag(struct stat_collect *c, const struct perfq_stat_record *r)
 {
-    size_t before = c->tags.n;
-    struct memory_tag *t = stat_keys_note(&c->tags, r->pid, r->a, r->b);
-    if (!t || (c->tags.n == before && r->c <= t->kib))
+    int added;
+    struct memory_tag *t = stat_keys_note(&c->tags, r->pid, r->a, r->b, &added);
+    if (!t || (!added && r->c <= t->kib))
         return;   /* not kept (counted: untracked), or not a new peak */
     t->kib = r->c;
     t->objects = r->d;

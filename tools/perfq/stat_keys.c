@@ -82,8 +82,11 @@ static int grow(struct stat_keys *s)
     return 0;
 }
 
-void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id)
+void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id,
+                     int *added)
 {
+    if (added)
+        *added = 0;
     void *known = stat_keys_find(s, pid, handle, id);
     if (known)
         return known;
@@ -96,6 +99,8 @@ void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_
     struct stat_key key = {pid, handle, id};
     memcpy(e, &key, sizeof(key));
     s->index[probe(s, pid, handle, id)] = (uint32_t)++s->n;
+    if (added)
+        *added = 1;
     return e;
 }
 

@@ -31,8 +31,10 @@ struct stat_keys {
 
 /* entry_size: at least sizeof(struct stat_key), the key first. */
 void stat_keys_init(struct stat_keys *s, size_t entry_size);
-/* The key's entry, added (zeroed past the key) if new; NULL when it cannot be kept. */
-void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
+/* The key's entry, added (zeroed past the key) if new; NULL when it cannot be kept. *added
+ * (where added is not NULL): 1 when this call added it, 0 otherwise. */
+void *stat_keys_note(struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id,
+                     int *added);
 /* The key's entry, or NULL when it was never kept. */
 void *stat_keys_find(const struct stat_keys *s, uint32_t pid, uint64_t handle, uint64_t id);
 /* The entry in position i (< n); its position is the order its key first came in. */
