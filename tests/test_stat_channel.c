@@ -148,6 +148,15 @@ static void context_records(long i)
     perfq_stat_channel_send(&g);
 }
 
+/* 1 when the writer's child pid (fork's result) started and exited 0; the writer side runs
+ * outside any cmocka test, so it cannot assert. */
+static int child_exited_zero(pid_t pid)
+{
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
 /* N processes one after another (forked: each inherits the channel's mapping), the i-th
  * sending records(i). 0, or 8 when one could not start or did not exit 0. */
 static int one_after_another(long n, void (*records)(long i))
@@ -158,9 +167,7 @@ static int one_after_another(long n, void (*records)(long i))
             records(i);
             _exit(0);
         }
-        int status;
-        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0)
+        if (!child_exited_zero(pid))
             return 8;
     }
     return 0;
@@ -192,12 +199,9 @@ static int writer_main(int argc, char **argv)
         }
         write_records(records, threads);
         int bad = 0;
-        for (int i = 0; i < n; i++) {
-            int status;
-            if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) ||
-                WEXITSTATUS(status) != 0)
+        for (int i = 0; i < n; i++)
+            if (!child_exited_zero(kids[i]))
                 bad = 1;
-        }
         return bad;
     }
     if (strcmp(argv[1], "--processes") == 0 && argc == 3)
@@ -235,9 +239,7 @@ static int writer_main(int argc, char **argv)
             execl(self_path, self_path, "--writer", argv[2], "1", "0", (char *)NULL);
             _exit(127);
         }
-        int status;
-        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0)
+        if (!child_exited_zero(pid))
             return 6;
         return 0;
     }
