@@ -6,14 +6,18 @@
  * fixed-function pipeline: no shader), then eglSwapBuffers. So every frame of every thread
  * submits exactly 6 * DRAWS vertices. The threads start their frames together (a barrier) so
  * that their swaps interleave. It links only libEGL and gets every GL function through
- * eglGetProcAddress. Exit 0; 1 on a GL/EGL failure; 77 with no EGL display or no desktop GL
- * pbuffer config.
+ * eglGetProcAddress. SWAP `damage` ends frame f with eglSwapBuffers, eglSwapBuffersWithDamageKHR
+ * and eglSwapBuffersWithDamageEXT in turn (f % 3; one 16x16 damage rectangle), as toolkits
+ * that present with damage do; `swap` (the default) with eglSwapBuffers only. Exit 0; 1 on a
+ * GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or (`damage`) a driver
+ * without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gl_test.h"
 
@@ -23,6 +27,8 @@ static struct {
     EGLDisplay dpy;
     EGLConfig config;
     int frames, draws;
+    PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
+    PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
 } app;
 
@@ -31,6 +37,17 @@ struct worker {
     int index;
     const char *failed;   /* what failed, NULL when all went well */
 };
+
+/* Ends frame `f` (SWAP: with eglSwapBuffers only, or the three swaps in turn). */
+static EGLBoolean swap(EGLSurface surf, int f)
+{
+    static const EGLint damage[4] = {0, 0, 16, 16};
+    if (!app.swap_damage_khr || f % 3 == 0)
+        return eglSwapBuffers(app.dpy, surf);
+    if (f % 3 == 1)
+        return app.swap_damage_khr(app.dpy, surf, damage, 1);
+    return app.swap_damage_ext(app.dpy, surf, damage, 1);
+}
 
 static void *render(void *p)
 {
@@ -61,8 +78,8 @@ static void *render(void *p)
             clear(GL_COLOR_BUFFER_BIT);
             for (int d = 0; d < app.draws; d++)
                 draw_arrays(GL_TRIANGLES, 0, 6);
-            if (!eglSwapBuffers(app.dpy, surf))
-                w->failed = "eglSwapBuffers";
+            if (!swap(surf, f))
+                w->failed = "a swap";
         }
         if (!w->failed && get_error() != GL_NO_ERROR)
             w->failed = "a GL error";
@@ -82,8 +99,11 @@ int main(int argc, char **argv)
     int threads = argc > 1 ? atoi(argv[1]) : 4;
     app.frames = argc > 2 ? atoi(argv[2]) : 50;
     app.draws = argc > 3 ? atoi(argv[3]) : 2;
-    if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1) {
-        fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS]]]\n");
+    const char *swaps = argc > 4 ? argv[4] : "swap";
+    int damage = strcmp(swaps, "damage") == 0;
+    if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
+        (!damage && strcmp(swaps, "swap") != 0)) {
+        fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS [swap|damage]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);
@@ -98,6 +118,16 @@ int main(int argc, char **argv)
     if (!eglChooseConfig(app.dpy, cattrs, &app.config, 1, &n) || n < 1) {
         fprintf(stderr, "no desktop GL pbuffer config: skipping\n");
         return GLT_SKIP;
+    }
+    if (damage) {
+        app.swap_damage_khr = (PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC)eglGetProcAddress(
+            "eglSwapBuffersWithDamageKHR");
+        app.swap_damage_ext = (PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC)eglGetProcAddress(
+            "eglSwapBuffersWithDamageEXT");
+        if (!app.swap_damage_khr || !app.swap_damage_ext) {
+            fprintf(stderr, "no eglSwapBuffersWithDamageKHR/EXT: skipping\n");
+            return GLT_SKIP;
+        }
     }
     struct worker workers[64] = {{0}};
     if (pthread_barrier_init(&app.start, NULL, (unsigned)threads) != 0)

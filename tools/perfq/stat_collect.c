@@ -592,7 +592,7 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     " frames)%s\n", c->span_frames, c->spans, c->shared_frames,
                     (double)c->span_ns / 1e6, c->span_gaps ? "; some spans lost" : "");
     } else {
-        fprintf(out, "   no frames (no eglSwapBuffers/glXSwapBuffers through the GL layer)\n");
+        fprintf(out, "   no frames (no EGL or GLX swap through the GL layer)\n");
     }
     if (c->per_draw) {
         fprintf(out, "   %" PRIu64 " draw calls; %" PRIu64 " with GPU time\n", c->draws,

@@ -115,6 +115,8 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     W(PFNEGLGETERRORPROC, eglGetError) \
     W(PFNEGLINITIALIZEPROC, eglInitialize) \
     W(PFNEGLSWAPBUFFERSPROC, eglSwapBuffers) \
+    L(PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC, eglSwapBuffersWithDamageKHR) \
+    L(PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC, eglSwapBuffersWithDamageEXT) \
     X(PFNEGLCREATESYNCKHRPROC, eglCreateSyncKHR) \
     X(PFNEGLDESTROYSYNCKHRPROC, eglDestroySyncKHR) \
     X(PFNEGLCLIENTWAITSYNCKHRPROC, eglClientWaitSyncKHR) \

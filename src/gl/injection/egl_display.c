@@ -3,7 +3,7 @@
  * bound a display's life (EGL 1.5 section 3.2: the records are contexts/display.c's),
  * eglQueryString(dpy, EGL_EXTENSIONS) gains the front ends' display extensions (section 3.3),
  * eglGetError returns a front end's error (section 3.1: the channel is contexts/error.c's),
- * eglSwapBuffers is observed (section 3.10.1).
+ * eglSwapBuffers and its two damage variants are observed (section 3.10.1).
  */
 #include "gl/contexts/layer_internal.h"
 
@@ -42,9 +42,9 @@ const char *eglQueryString(EGLDisplay dpy, EGLint name)
     return all ? all : s;
 }
 
-EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
+/* A frame of the current context ends: the swap observers run before the real swap. */
+static void swap_observed(void)
 {
-    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
     perfq_gl_egl_call_wrapped();
     if (__builtin_expect(perfq_gl_observing & PERFQ_GL_OBSERVE_SWAPS, 0)) {
         struct perfq_gl_ctx *c = perfq_gl_active_context();
@@ -57,5 +57,38 @@ EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
         }
         perfq_gl_egl_call_wrapped();
     }
+}
+
+EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
+{
+    const struct perfq_gl_dispatch *gl = perfq_gl_dispatch();
+    swap_observed();
     return gl->eglSwapBuffers ? gl->eglSwapBuffers(dpy, surface) : EGL_FALSE;
+}
+
+/* The swaps with damage rectangles (EGL_KHR_swap_buffers_with_damage,
+ * EGL_EXT_swap_buffers_with_damage) end a frame as eglSwapBuffers does: toolkits and browsers
+ * (GTK 4, Qt on Wayland, Chromium, Firefox) present with them wherever the display has them,
+ * and without these wrappers their frames went uncounted. eglGetProcAddress answers these names
+ * with the wrappers only where the driver answers them too (layer_egl.c). */
+EGLBoolean eglSwapBuffersWithDamageKHR(EGLDisplay dpy, EGLSurface surface, const EGLint *rects,
+                                       EGLint n_rects)
+{
+    __typeof__(perfq_gl_real_table.eglSwapBuffersWithDamageKHR) real =
+        PERFQ_GL_WRAPPED_REAL(eglSwapBuffersWithDamageKHR);
+    if (!real)
+        return EGL_FALSE;
+    swap_observed();
+    return real(dpy, surface, rects, n_rects);
+}
+
+EGLBoolean eglSwapBuffersWithDamageEXT(EGLDisplay dpy, EGLSurface surface, const EGLint *rects,
+                                       EGLint n_rects)
+{
+    __typeof__(perfq_gl_real_table.eglSwapBuffersWithDamageEXT) real =
+        PERFQ_GL_WRAPPED_REAL(eglSwapBuffersWithDamageEXT);
+    if (!real)
+        return EGL_FALSE;
+    swap_observed();
+    return real(dpy, surface, rects, n_rects);
 }

@@ -24,9 +24,16 @@ static const struct entry builtin[] = {PERFQ_GL_FUNCTIONS(NOT_WRAPPED, WRAPPED, 
 
 void (*perfq_gl_entry_point(const char *name))(void)
 {
-    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (strcmp(builtin[i].name, name) == 0)
-            return builtin[i].fn;
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+        if (strcmp(builtin[i].name, name) != 0)
+            continue;
+        /* A wrapped EGL function is answered only where the driver has it: a program may take
+         * a non-NULL answer for an EGL extension's function as the function being there (the
+         * damage swaps, egl_display.c). */
+        if (strncmp(name, "egl", 3) == 0 && !perfq_gl_resolve(name))
+            return NULL;
+        return builtin[i].fn;
+    }
     return perfq_gl_frontend_entry_point(name);
 }
 

@@ -3,8 +3,9 @@
  * (src/core/stat_channel.h, docs/perfq-stat.md). Registered only when PERFQ_STAT_CHANNEL names a
  * valid channel (perfq stat --layers): otherwise it costs nothing, not even a swap observer.
  *
- * A frame is what a context renders between two swaps (eglSwapBuffers, glXSwapBuffers); frame 0
- * starts at the context's first make-current. At each swap, before the real one:
+ * A frame is what a context renders between two swaps (eglSwapBuffers, its damage variants,
+ * glXSwapBuffers); frame 0 starts at the context's first make-current. At each swap, before the
+ * real one:
  *  - a FRAME record (context, index, CPU frame time) goes at once, so the frame count does not
  *    depend on GPU results arriving;
  *  - the pipeline statistics (one query per ARB_pipeline_statistics_query target the driver
