@@ -591,6 +591,10 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     " share a span until it lasts that long; per frame: its totals / its"
                     " frames)%s\n", c->span_frames, c->spans, c->shared_frames,
                     (double)c->span_ns / 1e6, c->span_gaps ? "; some spans lost" : "");
+        else
+            fprintf(out, "   pipeline statistics: none came (the contexts had no"
+                    " GL_ARB_pipeline_statistics_query, as OpenGL ES has none, or no span ended"
+                    " before the program did)\n");
     } else {
         fprintf(out, "   no frames (no EGL or GLX swap through the GL layer)\n");
     }
