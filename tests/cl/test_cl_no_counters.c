@@ -1,4 +1,5 @@
-/* A device without counters (PERFQ_DISABLE=opencl-command, set by meson for this test): "If the
+/* A device without counters (PERFQ_DISABLE=opencl, the provider of them all, set by meson for this
+ * test; opencl-command alone leaves an NVIDIA device its five NVML counters): "If the
  * device does not support performance counters param_value_size_ret will return a value of 0."
  * The extension is still listed, and no uuid can be enabled. */
 #define CL_TARGET_OPENCL_VERSION 300

@@ -163,7 +163,11 @@ static void unterminated_list(void **state)
         {bad_key},   /* no counters key: the driver's answer, unchanged */
     };
     const size_t lengths[] = {3, 5, 1};
-    for (size_t i = 0; i < 3; i++) {
+    /* The last list goes to the driver as it is (a list without its 0 is the program's error;
+     * the layer cannot make the driver's read of it safe): PoCL refuses the unknown key at once,
+     * the NVIDIA driver (580, H200) read past the list's end and the process died of SIGSEGV. */
+    size_t lists_n = strstr(env.platform_name, "Portable") ? 3 : 2;
+    for (size_t i = 0; i < lists_n; i++) {
         size_t bytes = lengths[i] * sizeof(cl_queue_properties);
         cl_queue_properties *at = (cl_queue_properties *)(map + page - bytes);
         memcpy(at, lists[i], bytes);
