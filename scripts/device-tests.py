@@ -2,12 +2,14 @@
 """Writes a shell script that runs a build's meson tests without meson, for the GPU machine.
 
 The GPU machine's meson is newer than Debian's and cannot run a build made here, so the tests
-run from the build made here, copied there (docs/conformance.md, "On the GPU machine"). This
-reads `meson introspect BUILD --tests`, keeps the tests of the suites named (all with none),
-and writes a POSIX sh script that runs each with its environment, arguments and working
-folder, the build's path replaced by DEST_BUILD and the source tree's by DEST_SRC (shell words:
-"$PWD/.device-lead/build" is expanded there). Exit 77 is a skip, as in meson. The script's last
-line is "N passed, M failed, K skipped"; its exit status is 1 when any failed.
+run from the build made here, copied there (docs/hardening.md, "The suites on the GPU
+machine"). This reads `meson introspect BUILD --tests`, keeps the tests of the suites named (all
+with none), and writes a POSIX sh script that runs each with its environment, arguments and
+working folder, the build's path replaced by DEST_BUILD and the source tree's by DEST_SRC (shell
+words: "$PWD/.device-lead/build" is expanded there). Exit 77 is a skip, as in meson. The
+script's last line is "N passed, M failed, K skipped"; its exit status is 1 when any failed.
+On the GPU machine put ocl-icd's libOpenCL before CUDA's on LD_LIBRARY_PATH (CUDA's loads no
+layers) and promtool on PATH (cli-serve).
 
     scripts/device-tests.py BUILD DEST_BUILD DEST_SRC [SUITE...] > run.sh
 """
