@@ -389,9 +389,38 @@ static void test_bad_arguments_exit_2(void **state)
     assert_non_null(strstr(r->err, "missing command"));
     run_perfq(r, (const char *[]){"stat", NULL});
     assert_int_equal(r->status, 2);
-    run_perfq(r, (const char *[]){"stat", "--", "/nonexistent/perfq-no-such-program", NULL});
-    assert_int_equal(r->status, 2);
+    /* CMD not found: 127, found but not executable: 126 (as env and timeout), on both of
+     * stat's ways of starting it (at once without layers or device; waiting otherwise). */
+    char plain[] = "/tmp/perfq-not-executable-XXXXXX";
+    int fd = mkstemp(plain);
+    assert_true(fd >= 0);
+    close(fd);
+    for (int w = 0; w < 2; w++) {
+        const char *cmd[2] = {"/nonexistent/perfq-no-such-program", plain};
+        for (int k = 0; k < 2; k++) {
+            if (w == 0)
+                run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "--", cmd[k],
+                                              NULL});
+            else
+                run_perfq(r, (const char *[]){"stat", "--", cmd[k], NULL});
+            assert_int_equal(r->status, k == 0 ? 127 : 126);
+            assert_non_null(strstr(r->err, "cannot execute"));
+        }
+    }
+    run_perfq(r, (const char *[]){"run", "--", plain, NULL});
+    assert_int_equal(r->status, 126);
+    char trace[] = "/tmp/perfq-trace-XXXXXX";
+    fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    run_perfq(r, (const char *[]){"record", "-o", trace, "--", "/nonexistent/perfq-no-such-program",
+                                  NULL});
+    assert_int_equal(r->status, 127);
     assert_non_null(strstr(r->err, "cannot execute"));
+    run_perfq(r, (const char *[]){"record", "-o", trace, "--", plain, NULL});
+    assert_int_equal(r->status, 126);
+    unlink(trace);
+    unlink(plain);
     run_perfq(r, (const char *[]){"stat", "--bogus", "--", "true", NULL});
     assert_int_equal(r->status, 2);
     /* Issue 12's defaults: the opt-outs that contradict another option. */
@@ -416,7 +445,7 @@ static void test_bad_arguments_exit_2(void **state)
     run_perfq(r, (const char *[]){"run", "--", NULL});
     assert_int_equal(r->status, 2);
     run_perfq(r, (const char *[]){"run", "--", "/nonexistent/perfq-no-such-program", NULL});
-    assert_int_equal(r->status, 2);
+    assert_int_equal(r->status, 127);
 }
 
 static void test_unavailable_counter_named(void **state)

@@ -2,6 +2,7 @@
 #ifndef PERFQ_TOOLS_CLI_H
 #define PERFQ_TOOLS_CLI_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -12,6 +13,17 @@
 #define CLI_EXIT_USAGE 2
 /* Exit status when perfq's own output could not be written (a full disk, a closed pipe...). */
 #define CLI_EXIT_OUTPUT 1
+/* Exit status when CMD cannot be executed (found, but not executable...) or is not found: what
+ * env(1), nice(1), timeout(1) and the shell give, so that scripts that wrap a command in perfq
+ * read the same status as without it. */
+#define CLI_EXIT_CANNOT_RUN 126
+#define CLI_EXIT_NOT_FOUND 127
+
+/* The exit status for CMD's exec failing with err (an errno). */
+static inline int cli_exec_failed_status(int err)
+{
+    return err == ENOENT ? CLI_EXIT_NOT_FOUND : CLI_EXIT_CANNOT_RUN;
+}
 
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

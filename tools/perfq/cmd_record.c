@@ -192,6 +192,9 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Runs CMD and writes its trace. 0 with CMD's wait status in *status; 1 when the trace could not
+ * be finished; -1 when CMD did not run (said why), *status then -1 - errno where its exec failed
+ * (exit 126 or 127), left 0 otherwise. */
 static int record(perfq_t *pq, const struct record_options *o, FILE *out, int *status)
 {
     perfq_counter_id_t ids[MAX_COUNTERS];
@@ -280,6 +283,7 @@ static int record(perfq_t *pq, const struct record_options *o, FILE *out, int *s
     stat_collect_close(&collect);   /* its timeline adds its notes */
     if (got == (ssize_t)sizeof(err)) {
         trace_close(&trace);
+        *status = -1 - err;   /* cmd_record: exit 126 or 127 */
         return fprintf(stderr, "perfq record: cannot execute '%s': %s\n", o->cmd[0],
                        strerror(err)), -1;
     }
@@ -316,7 +320,7 @@ int cmd_record(int argc, char **argv)
     int written = cli_output_end(out, name) == 0 && r != 1;
     perfq_close(&pq);
     if (r < 0)
-        return CLI_EXIT_USAGE;
+        return status < 0 ? cli_exec_failed_status(-1 - status) : CLI_EXIT_USAGE;
     if (!written)
         return CLI_EXIT_OUTPUT;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

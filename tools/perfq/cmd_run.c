@@ -32,6 +32,7 @@ int cmd_run(int argc, char **argv)
     }
     char **cmd = argv + i + 1;
     execvp(cmd[0], cmd);
-    fprintf(stderr, "perfq run: cannot execute '%s': %s\n", cmd[0], strerror(errno));
-    return CLI_EXIT_USAGE;
+    int err = errno;
+    fprintf(stderr, "perfq run: cannot execute '%s': %s\n", cmd[0], strerror(err));
+    return cli_exec_failed_status(err);
 }

@@ -291,6 +291,7 @@ struct child_result {
     enum stat_device_cause device_cause;   /* what started NVML */
     int64_t device_start_ns;   /* when NVML's start began, from CMD's start; -1: never */
     struct stat_device *device; /* perfq leaves with _exit: NVML's sampler or start runs */
+    int exec_errno;            /* CMD could not be executed: why (exit 126 or 127) */
 };
 
 static const char *const device_cause_text[] = {
@@ -585,9 +586,11 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         if (e) {
             pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
             at_once = 0;
-            if (e != ENOEXEC)
+            if (e != ENOEXEC) {
+                r->exec_errno = e;
                 return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
                                strerror(e)), -1;
+            }
         }
     }
     if (!at_once && (pid = cli_spawn_waiting(o->cmd, &go, &exec_err)) < 0)
@@ -714,9 +717,11 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         r->device = device;   /* cmd_stat leaves without closing it */
     else
         stat_device_free(&device);
-    if (got == (ssize_t)sizeof(err))
+    if (got == (ssize_t)sizeof(err)) {
+        r->exec_errno = err;
         return fprintf(stderr, "perfq stat: cannot execute '%s': %s\n", o->cmd[0],
                        strerror(err)), -1;
+    }
     if (st != PERFQ_OK)
         return fprintf(stderr, "perfq stat: reading the counters failed: %s\n",
                        perfq_status_string(st)), -1;
@@ -764,6 +769,8 @@ int cmd_stat(int argc, char **argv)
         }
         rc = WIFEXITED(result.status) ? WEXITSTATUS(result.status)
                                       : 128 + WTERMSIG(result.status);
+    } else if (result.exec_errno) {
+        rc = cli_exec_failed_status(result.exec_errno);
     }
     char name[64 + 4096];
     snprintf(name, sizeof(name), o.output ? "'%s'" : "%s", o.output ? o.output : "standard error");

@@ -121,8 +121,9 @@ static const char usage[] =
     "it is unique. Environment: PERFQ_DISABLE=GROUP,... marks groups unavailable;\n"
     "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so (and its preload\n"
     "stub libperfq-gl-lazy.so) and libperfq-cl.so.\n"
-    "Exit status: CMD's for stat, record and run; 2 for bad arguments, unknown, ambiguous or\n"
-    "unavailable counters, commands that cannot be executed, and layers that cannot be\n"
+    "Exit status: CMD's for stat, record and run (127 when CMD is not found, 126 when it cannot\n"
+    "be executed, as env and timeout); 2 for bad arguments, unknown, ambiguous or\n"
+    "unavailable counters, and layers that cannot be\n"
     "injected (run, stat without --no-layers, record), addresses that cannot be listened on (serve),\n"
     "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
     "(the table, the JSON, the list: a full disk, for example).\n";
