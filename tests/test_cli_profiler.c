@@ -405,7 +405,7 @@ static void gl_damage_swaps_frames(void **state)
 }
 
 /* An OpenGL ES 3 program (50 frames of 2 draws of 3 vertices): every frame counted with GPU
- * time (EXT_disjoint_timer_query or the layer's stamps). ES has no
+ * time (EXT_disjoint_timer_query or the layer's stamps), also where it ends as glmark2 does. ES has no
  * GL_ARB_pipeline_statistics_query (Mesa's ES contexts have none: llvmpipe in CI): the table then
  * says that no statistics came, and why; a driver that has them in ES gives exact vertices. */
 static void gles_frames(void **state)
@@ -435,6 +435,23 @@ static void gles_frames(void **state)
     assert_non_null(strstr(report, "50 frames in 1 contexts; 50 with GPU time"));
     if (!with_stats)
         assert_non_null(strstr(report, "pipeline statistics: none came"));
+    free(report);
+    /* glmark2's end: the first context destroyed while current, then a second made current;
+     * the display terminated with the second current, no release. Every frame and draw of
+     * both gets its GPU time: the first one's pending results are waited for as it leaves
+     * (before: its frames and draws went without), the second one's at exit. */
+    rc = run_perfq((const char *[]){"--per-draw", "--json", "--", gles_path, "50", "2",
+                                    "destroy-current", NULL}, &report);
+    assert_int_equal(rc, 0);
+    j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "frames.count"), 2 * FRAMES);
+    assert_int_equal(get_int(j, "frames.contexts"), 2);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 2 * FRAMES);
+    assert_int_equal(get_int(j, "draws.count"), 2 * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.with_gpu_time"), 2 * FRAMES * DRAWS);
+    json_object_put(j);
     free(report);
 }
 

@@ -235,6 +235,11 @@ struct perfq_gl_object_call {
                                      * replaces every image; 0 for one image (TexImage*) */
 };
 
+/* The observers' leave: what follows on the thread (see leave below). */
+#define PERFQ_GL_LEAVE_SWITCH 0
+#define PERFQ_GL_LEAVE_RELEASE 1
+#define PERFQ_GL_LEAVE_FINAL 2
+
 /* Observers: called on the program's thread, after the real call, with the current context (a
  * call made with no context current is not reported). `data` is the front end's data at its
  * scope for that context (perfq_gl_frontend_data). Keep them cheap and GL-free, or bracket GL
@@ -250,11 +255,14 @@ struct perfq_gl_observers {
     void (*draw_begin)(struct perfq_gl_context *ctx, void *data, const char *function);
     /* The context is about to stop being current on this thread (eglMakeCurrent,
      * glXMakeCurrent, glXMakeContextCurrent to another context or none, eglReleaseThread),
-     * still current and usable: `released` is nonzero when no context follows on the thread
-     * (a release, the usual step before eglDestroyContext). The switch may still fail. Also
-     * called, with `released` set, when the process exits (exit(), or a return from main)
-     * with the context still current on the exiting thread: then it stays current, and the
-     * drivers' own exit handlers have not run yet (contexts/context.c, leave_at_exit). */
+     * still current and usable: `released` is PERFQ_GL_LEAVE_SWITCH when another context
+     * follows on the thread, PERFQ_GL_LEAVE_RELEASE when none does (a release, the usual step
+     * before eglDestroyContext), PERFQ_GL_LEAVE_FINAL when this is the last moment GL can be
+     * called in it: it was destroyed while current and now leaves (glmark2 destroys its first
+     * context so, then makes another current), or the process exits (exit(), or a return from
+     * main) with it current on the exiting thread (it then stays current, and the drivers' own
+     * exit handlers have not run yet: contexts/context.c, leave_at_exit). The switch may still
+     * fail. */
     void (*leave)(struct perfq_gl_context *ctx, void *data, int released);
 };
 

@@ -3,14 +3,18 @@
  * pbuffer and an ES 3.0 context, FRAMES frames (default 50) of a clear and DRAWS draws (default
  * 2) of glDrawArrays(GL_TRIANGLES, 0, 3) with a shader that places the vertices by gl_VertexID
  * (no buffer), then eglSwapBuffers. It links only libEGL and gets every GL function through
- * eglGetProcAddress. Exit 0; 1 on a GL/EGL failure; 77 with no EGL display or no ES 3 pbuffer
- * config or context.
+ * eglGetProcAddress. END `release` (the default): the context released, destroyed, the display
+ * terminated; `destroy-current`: glmark2's end, the context destroyed while current, a second
+ * one made current and rendering as many frames, its display terminated while it is current,
+ * and a return from main without a release. Exit 0; 1 on a GL/EGL failure; 77 with no EGL
+ * display or no ES 3 pbuffer config or context.
  *
- *   gl-gles-frames-app [FRAMES [DRAWS]]
+ *   gl-gles-frames-app [FRAMES [DRAWS [release|destroy-current]]]
  */
 #include <GLES3/gl3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gl_test.h"
 
@@ -84,12 +88,49 @@ static int program(void)
     return 0;
 }
 
+/* Renders `frames` frames in a new ES 3 context on a new pbuffer, made current here; the
+ * context stays current. 0, GLT_SKIP (no ES 3 context) or 1 on a failure. */
+static int render(EGLDisplay dpy, EGLConfig config, int frames, int draws, EGLContext *ctx,
+                  EGLSurface *surf)
+{
+    static const EGLint sattrs[] = {EGL_WIDTH, 64, EGL_HEIGHT, 64, EGL_NONE};
+    static const EGLint xattrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    *ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, xattrs);
+    if (*ctx == EGL_NO_CONTEXT) {
+        fprintf(stderr, "no OpenGL ES 3 context (EGL error 0x%x): skipping\n", eglGetError());
+        return GLT_SKIP;
+    }
+    *surf = eglCreatePbufferSurface(dpy, config, sattrs);
+    if (*surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, *surf, *surf, *ctx) || load() != 0 ||
+        program() != 0) {
+        fprintf(stderr, "FAIL: a pbuffer, eglMakeCurrent, a GL ES function or the program\n");
+        return 1;
+    }
+    for (int f = 0; f < frames; f++) {
+        es.Clear(GL_COLOR_BUFFER_BIT);
+        for (int d = 0; d < draws; d++)
+            es.DrawArrays(GL_TRIANGLES, 0, 3);
+        if (!eglSwapBuffers(dpy, *surf)) {
+            fprintf(stderr, "FAIL: eglSwapBuffers (EGL error 0x%x)\n", eglGetError());
+            return 1;
+        }
+    }
+    GLenum err = es.GetError();
+    if (err != GL_NO_ERROR) {
+        fprintf(stderr, "FAIL: GL error 0x%x\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 50;
     int draws = argc > 2 ? atoi(argv[2]) : 2;
-    if (frames < 0 || draws < 1) {
-        fprintf(stderr, "usage: gl-gles-frames-app [FRAMES [DRAWS]]\n");
+    const char *end = argc > 3 ? argv[3] : "release";
+    int destroy_current = strcmp(end, "destroy-current") == 0;
+    if (frames < 0 || draws < 1 || (!destroy_current && strcmp(end, "release") != 0)) {
+        fprintf(stderr, "usage: gl-gles-frames-app [FRAMES [DRAWS [release|destroy-current]]]\n");
         return 2;
     }
     EGLDisplay dpy = glt_choose_display(NULL, NULL);
@@ -100,8 +141,6 @@ int main(int argc, char **argv)
     static const EGLint cattrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
                                     EGL_OPENGL_ES3_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
                                     EGL_BLUE_SIZE, 8, EGL_NONE};
-    static const EGLint sattrs[] = {EGL_WIDTH, 64, EGL_HEIGHT, 64, EGL_NONE};
-    static const EGLint xattrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
     EGLConfig config;
     EGLint n = 0;
     if (!eglBindAPI(EGL_OPENGL_ES_API) || !eglChooseConfig(dpy, cattrs, &config, 1, &n) ||
@@ -109,31 +148,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "no OpenGL ES 3 pbuffer config: skipping\n");
         return GLT_SKIP;
     }
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, xattrs);
-    if (ctx == EGL_NO_CONTEXT) {
-        fprintf(stderr, "no OpenGL ES 3 context (EGL error 0x%x): skipping\n", eglGetError());
-        return GLT_SKIP;
-    }
-    EGLSurface surf = eglCreatePbufferSurface(dpy, config, sattrs);
-    if (surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surf, surf, ctx) || load() != 0 ||
-        program() != 0) {
-        fprintf(stderr, "FAIL: a pbuffer, eglMakeCurrent, a GL ES function or the program\n");
-        return 1;
-    }
-    int rc = 0;
-    for (int f = 0; f < frames && rc == 0; f++) {
-        es.Clear(GL_COLOR_BUFFER_BIT);
-        for (int d = 0; d < draws; d++)
-            es.DrawArrays(GL_TRIANGLES, 0, 3);
-        if (!eglSwapBuffers(dpy, surf)) {
-            fprintf(stderr, "FAIL: eglSwapBuffers (EGL error 0x%x)\n", eglGetError());
-            rc = 1;
-        }
-    }
-    GLenum err = es.GetError();
-    if (rc == 0 && err != GL_NO_ERROR) {
-        fprintf(stderr, "FAIL: GL error 0x%x\n", err);
-        rc = 1;
+    EGLContext ctx;
+    EGLSurface surf;
+    int rc = render(dpy, config, frames, draws, &ctx, &surf);
+    if (rc == 0 && destroy_current) {
+        /* As glmark2 ends its first context: destroyed while current, then another made
+         * current (the first leaves then); the second one's display is terminated while it is
+         * current, and the program returns from main without releasing it. */
+        eglDestroyContext(dpy, ctx);
+        eglDestroySurface(dpy, surf);
+        rc = render(dpy, config, frames, draws, &ctx, &surf);
+        eglTerminate(dpy);
+        if (rc == 0)
+            printf("gl-gles-frames-app: 2 contexts, %d frames each, %d vertices per frame\n",
+                   frames, 3 * draws);
+        return rc;
     }
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(dpy, ctx);

@@ -212,7 +212,9 @@ void perfq_gl_context_before_switch(void *new_handle)
      * thread: no perfq query stays active at the driver in a context that is current nowhere
      * (perfq_gl_vq_suspend says why). */
     if (old->initialized && !old->finalized)
-        perfq_gl_observe_leave(old, new_handle == NULL);
+        perfq_gl_observe_leave(old, old->destroy_pending ? PERFQ_GL_LEAVE_FINAL
+                                    : new_handle == NULL ? PERFQ_GL_LEAVE_RELEASE
+                                                         : PERFQ_GL_LEAVE_SWITCH);
     if (old->initialized && !old->finalized && perfq_gl_context_services.vq_suspend)
         perfq_gl_context_services.vq_suspend(old);
     if (!old->destroy_pending)
@@ -239,7 +241,7 @@ static void leave_at_exit(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
     if (c && c->initialized && !c->finalized)
-        perfq_gl_observe_leave(c, 1);
+        perfq_gl_observe_leave(c, PERFQ_GL_LEAVE_FINAL);
 }
 
 static void register_leave_at_exit(void)

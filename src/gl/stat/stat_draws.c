@@ -277,7 +277,8 @@ static void leave(struct perfq_gl_context *ctx, void *data, int released)
     struct draw_ctx *s = data;
     if (!s || !released || !s->count)
         return;
-    int wait = perfq_gl_release_waits(&s->waited_leave_ns, perfq_gl_now_ns());
+    int wait = released == PERFQ_GL_LEAVE_FINAL ||
+               perfq_gl_release_waits(&s->waited_leave_ns, perfq_gl_now_ns());
     while (s->count && drain_one(ctx, s, wait))
         ;
 }

@@ -346,14 +346,16 @@ static void swap(struct perfq_gl_context *ctx, void *data)
  * their GPU time and statistics. A program that hands its context from thread to thread every
  * frame releases it every frame: only a release a second or more after the last one that
  * waited does this (the others read what is ready), so such a program does not wait for the
- * GPU each frame and keeps its spans. */
+ * GPU each frame and keeps its spans. The last moment the context is usable (destroyed while
+ * current and leaving now, or the process exiting with it current: PERFQ_GL_LEAVE_FINAL)
+ * always does: after it the pending frames could only go without results. */
 static void leave(struct perfq_gl_context *ctx, void *data, int released)
 {
     struct stat_ctx *s = data;
     if (!s || !released)
         return;
     uint64_t now = perfq_gl_now_ns();
-    if (!perfq_gl_release_waits(&s->waited_leave_ns, now)) {
+    if (released != PERFQ_GL_LEAVE_FINAL && !perfq_gl_release_waits(&s->waited_leave_ns, now)) {
         while (s->count && drain_one(ctx, s, 0))
             ;
         return;
