@@ -555,10 +555,19 @@ static void table_groups(FILE *out, const char *title, struct group *g, size_t n
 {
     if (!n)
         return;
-    fprintf(out, "   %-24s %8s %14s %12s %12s %14s\n", title, "count", "total ms", "mean us",
-            "p95 us", "bytes");
+    /* The name column as wide as the longest name (kernel names run long: clpeak's
+     * global_bandwidth_v16_global_offset), at least 24 and at most 64 columns. */
+    int width = 24;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(g[i].name);
+        if (len > (size_t)width)
+            width = len > 64 ? 64 : (int)len;
+    }
+    fprintf(out, "   %-*s %8s %14s %12s %12s %14s\n", width, title, "count", "total ms",
+            "mean us", "p95 us", "bytes");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "   %-24s %8" PRIu64 " %14.3f %12.3f %12.3f %14" PRIu64 "%s\n", g[i].name,
+        fprintf(out, "   %-*s %8" PRIu64 " %14.3f %12.3f %12.3f %14" PRIu64 "%s\n", width,
+                g[i].name,
                 g[i].count, (double)g[i].ns.sum / 1e6, series_mean(&g[i].ns) / 1e3,
                 (double)series_percentile(&g[i].ns, 95) / 1e3, g[i].bytes,
                 g[i].timed < g[i].count ? "  (some without time)" : "");
