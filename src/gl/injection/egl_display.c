@@ -70,7 +70,7 @@ EGLBoolean eglSwapBuffers(EGLDisplay dpy, EGLSurface surface)
  * EGL_EXT_swap_buffers_with_damage) end a frame as eglSwapBuffers does: toolkits and browsers
  * (GTK 4, Qt on Wayland, Chromium, Firefox) present with them wherever the display has them,
  * and without these wrappers their frames went uncounted. eglGetProcAddress answers these names
- * with the wrappers only where the driver answers them too (layer_egl.c). */
+ * with the wrappers only where the driver answers them too (entry_points.c). */
 EGLBoolean eglSwapBuffersWithDamageKHR(EGLDisplay dpy, EGLSurface surface, const EGLint *rects,
                                        EGLint n_rects)
 {
