@@ -122,11 +122,11 @@ static const char usage[] =
     "PERFQ_LAYER_DIR=DIR is where 'run' and 'stat' look for libperfq-gl.so (and its preload\n"
     "stub libperfq-gl-lazy.so) and libperfq-cl.so.\n"
     "Exit status: CMD's for stat, record and run (127 when CMD is not found, 126 when it cannot\n"
-    "be executed, as env and timeout); 2 for bad arguments, unknown, ambiguous or\n"
-    "unavailable counters, and layers that cannot be\n"
-    "injected (run, stat without --no-layers, record), addresses that cannot be listened on (serve),\n"
-    "and a PID that does not answer (memory); 1 when perfq cannot write its own output\n"
-    "(the table, the JSON, the list: a full disk, for example).\n";
+    "be executed, as env and timeout); 2 for bad arguments, unknown, ambiguous or unavailable\n"
+    "counters, layers that cannot be injected (run, stat without --no-layers, record),\n"
+    "addresses that cannot be listened on (serve), and a PID that does not answer (memory); 1\n"
+    "when perfq cannot write its own output (the table, the JSON, the list: a full disk, for\n"
+    "example).\n";
 
 static const struct {
     const char *name;
