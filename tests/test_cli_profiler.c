@@ -42,6 +42,24 @@ static int run_child(const char *const *argv)
            WEXITSTATUS(status) != 0;
 }
 
+/* --closing-fds GL: runs `GL 10` as Python's subprocess (close_fds=True, its default), Chromium
+ * and daemons start their children: every fd above 2 closed between fork and exec. 0, or 1
+ * when it failed. */
+static int spawn_closing_fds(const char *gl)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        long most = sysconf(_SC_OPEN_MAX);
+        for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
+            close(fd);
+        execl(gl, gl, "10", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    return pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+           WEXITSTATUS(status) != 0;
+}
+
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
 static int spawn_two(const char *gl)
 {
@@ -805,6 +823,26 @@ static void children_followed_and_status(void **state)
     free(report);
 }
 
+/* A child started with every inherited fd above 2 closed (Python's subprocess by default): its
+ * layer attaches through perfq's own copy of the channel (/proc/PID/fd), and its 10 frames come
+ * with their GPU time. Before: nothing from it ("0 loaded", no frames). */
+static void child_without_inherited_fds(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--closing-fds", gl_path, NULL},
+                       &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 10);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 10);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+}
+
 static void non_gl_process_loads_no_layer(void **state)
 {
     (void)state;
@@ -952,6 +990,8 @@ int main(int argc, char **argv)
         return spawn_two(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--maps") == 0)
         return maps_then_gl(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--closing-fds") == 0)
+        return spawn_closing_fds(argv[2]);
     if (argc < 8) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
                 "GL_THREADS_APP GL_GLES_FRAMES_APP\n", argv[0]);
@@ -979,6 +1019,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),
+        cmocka_unit_test(child_without_inherited_fds),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_commands_json),

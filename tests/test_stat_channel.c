@@ -431,6 +431,40 @@ static void overload_exact(void **state)
     perfq_stat_ring_close(&ring);
 }
 
+/* A writer whose inherited fd was closed and its number reused: it attaches through perfq's own
+ * copy (/proc/PID/fd/FD, this process keeping the fd open as perfq does) and every record
+ * arrives. With that copy closed too, it does not attach (its fd number is /dev/null's in the
+ * writer, closed in this process): nothing written. */
+static void writer_lost_its_fd(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 256);
+    assert_true(fd >= 0);
+    assert_int_equal(wait_status(spawn_writer(fd, "--fd-lost", "50", NULL, NULL)), 0);
+    struct seen seen = {0};
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 2 * 50);   /* --writer RECORDS 1 0: two threads' records */
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(ring.page->attached, 1);
+    /* perfq's copy gone as well: the env's fd number then names a closed fd in perfq. */
+    char env[64];
+    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
+    close(fd);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+        execl(self_path, self_path, "--fd-lost", "5", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait_status(pid), 2);   /* writer_main: not attached */
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 2 * 50);
+    assert_int_equal(ring.page->attached, 1);
+    perfq_stat_ring_close(&ring);
+}
+
 /* A writer killed between reserve and publish: while CMD runs the reader waits for the slot
  * PERFQ_STAT_RING_STUCK_NS (the clock is the caller's: no timing here), then gives it up and
  * reads what came after it; at the end it gives such a slot up at once. */
@@ -729,12 +763,28 @@ int main(int argc, char **argv)
     if (n <= 0)
         return 1;
     self_path[n] = '\0';
+    if (argc == 3 && strcmp(argv[1], "--fd-lost") == 0) {
+        /* What Chromium's zygote, or a daemon, does before it starts its children: the fds it
+         * does not know closed, the number reused (here by /dev/null); then an exec'd writer of
+         * RECORDS records, whose layer attaches at its start. */
+        int fd;
+        const char *env = getenv(PERFQ_STAT_CHANNEL_ENV);
+        if (!env || sscanf(env, "%d:", &fd) != 1 || fd < 0)
+            return 8;
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, fd) != fd)
+            return 9;
+        close(null);
+        execl(self_path, self_path, "--writer", argv[2], "1", "0", (char *)NULL);
+        return 127;
+    }
     if (argc >= 2 && argv[1][0] == '-' && argv[1][1] == '-')
         return writer_main(argc, argv);
     const struct CMUnitTest ring_tests[] = {
         cmocka_unit_test(processes_exact),
         cmocka_unit_test(overload_exact),
         cmocka_unit_test(stuck_writer_given_up),
+        cmocka_unit_test(writer_lost_its_fd),
         cmocka_unit_test(killed_flood_writer),
         cmocka_unit_test(corrupt_page),
         cmocka_unit_test(threads_one_process),   /* last: this process stays attached */

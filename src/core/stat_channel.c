@@ -2,6 +2,7 @@
 #include "core/stat_channel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,26 +47,45 @@ static uint64_t valid_slots(const struct perfq_stat_page *p, size_t size)
     return n;
 }
 
+/* Whether fd is the channel's memfd (inode ino), its size in *st. */
+static int is_page(int fd, unsigned long long ino, struct stat *st)
+{
+    return fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+           (unsigned long long)st->st_ino == ino && st->st_size >= (off_t)PERFQ_STAT_PAGE_BYTES;
+}
+
 static void attach(void)
 {
     const char *env = getenv(PERFQ_STAT_CHANNEL_ENV);
     int pfd;
     unsigned long long pino;
+    long perfq_pid;
     char end;
-    if (!env || sscanf(env, "%d:%llu%c", &pfd, &pino, &end) != 2)
+    if (!env || sscanf(env, "%d:%llu:%ld%c", &pfd, &pino, &perfq_pid, &end) != 3)
         return;
-    /* pfd is open and is that memfd: otherwise the program reused the number and it is not ours
-     * to write to. */
+    /* pfd is open and is that memfd: otherwise the program closed it (and may have reused the
+     * number: that is not ours to write to), and perfq's own copy is opened instead. */
     struct stat st;
-    if (pfd < 0 || fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        (unsigned long long)st.st_ino != pino || st.st_size < (off_t)PERFQ_STAT_PAGE_BYTES)
-        return;
+    int opened = -1;
+    if (!is_page(pfd, pino, &st)) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/fd/%d", perfq_pid, pfd);
+        opened = perfq_pid > 0 && pfd >= 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
+        if (!is_page(opened, pino, &st)) {
+            if (opened >= 0)
+                close(opened);
+            return;
+        }
+        pfd = opened;
+    }
     size_t size = (size_t)st.st_size;
     size_t most = PERFQ_STAT_PAGE_BYTES +
                   (size_t)PERFQ_STAT_RING_MAX_SLOTS * sizeof(struct perfq_stat_slot);
     if (size > most)
         size = most;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    if (opened >= 0)
+        close(opened);   /* the mapping needs no fd */
     if (p == MAP_FAILED)
         return;
     page = p;
@@ -175,7 +195,8 @@ int perfq_stat_channel_env(int fd, char *out, size_t size)
     struct stat st;
     if (fstat(fd, &st) != 0)
         return -1;
-    int n = snprintf(out, size, "%d:%llu", fd, (unsigned long long)st.st_ino);
+    int n = snprintf(out, size, "%d:%llu:%ld", fd, (unsigned long long)st.st_ino,
+                     (long)getpid());
     if (n < 0 || (size_t)n >= size) {
         errno = ENAMETOOLONG;
         return -1;

@@ -4,10 +4,15 @@
  *
  * A bounded ring of fixed-size records in shared memory, written by many threads of many
  * processes and read by one thread of the CLI: no system call and no wake-up per record.
- * The CLI makes a memfd (struct perfq_stat_page, then the slots) and puts "PAGEFD:PAGEINO" in
- * PERFQ_STAT_CHANNEL; the fd is inherited through fork and exec, so children are followed. A
- * layer checks that the fd still is that memfd (inode number: a program that closed it and reused
- * the number is never written to), maps it and closes nothing (the mapping needs no fd).
+ * The CLI makes a memfd (struct perfq_stat_page, then the slots) and puts "PAGEFD:PAGEINO:PID"
+ * (PID: perfq's own) in PERFQ_STAT_CHANNEL; the fd is inherited through fork and exec, so
+ * children are followed. A layer checks that the fd still is that memfd (inode number: a program
+ * that closed it and reused the number is never written to), maps it and closes nothing (the
+ * mapping needs no fd). Where the fd is not that memfd any more (a program that closes the fds
+ * it does not know before it starts its children: Chromium's zygote and GPU process, daemons),
+ * the layer opens perfq's own copy, /proc/PID/fd/PAGEFD (perfq keeps it open until it ends;
+ * opening it needs the same user, as ptrace's read mode), checks the inode, maps it and closes
+ * the fd it opened.
  *
  * Writers (a bounded multi-producer queue with a sequence per slot, as Dmitry Vyukov's): position
  * pos lives in slot pos & (slots - 1), and a slot keeps its sequence less its index, so that a
@@ -232,8 +237,10 @@ struct perfq_stat_ring {
 /* Makes the memfd (not close-on-exec: CMD inherits it) with `slots` slots (a power of two, at
  * most PERFQ_STAT_RING_MAX_SLOTS) and maps it. Returns the fd, or -1 with errno set. */
 int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t slots);
-/* The value of PERFQ_STAT_CHANNEL for the ring's fd: "FD:INO" (the memfd's inode, which a layer
- * checks before it attaches). 0, or -1 with errno set (fstat failed, or `size` too small). */
+/* The value of PERFQ_STAT_CHANNEL for the ring's fd: "FD:INO:PID" (the memfd's inode, which a
+ * layer checks before it attaches, and this process's pid, whose /proc/PID/fd/FD a layer opens
+ * where the program closed its inherited fd). 0, or -1 with errno set (fstat failed, or `size`
+ * too small). */
 int perfq_stat_channel_env(int fd, char *out, size_t size);
 /* The next record, in reservation order: 1 when one was copied to *out, 0 when there is none
  * now. now_ns (CLOCK_MONOTONIC) times a reserved slot's wait; with `final` (CMD has exited) a

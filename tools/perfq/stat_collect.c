@@ -409,7 +409,8 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     stat_keys_init(&c->tags, sizeof(struct memory_tag));
     if (pipe2(c->stop, O_CLOEXEC) != 0)
         goto fail;
-    /* The memfd is inherited by CMD (no close-on-exec); perfq's copy is closed once CMD runs. */
+    /* The memfd is inherited by CMD (no close-on-exec); perfq keeps its copy open until the end,
+     * for the layers of processes that lost theirs (stat_channel.h). */
     c->page_fd = perfq_stat_ring_create(&c->ring, ring_slots());
     if (c->page_fd < 0)
         goto fail;
@@ -446,8 +447,6 @@ void stat_collect_set_per_draw(struct stat_collect *c)
 int stat_collect_start(struct stat_collect *c)
 {
     unsetenv(PERFQ_STAT_CHANNEL_ENV);
-    close(c->page_fd);   /* the mapping stays */
-    c->page_fd = -1;
     if (pthread_create(&c->thread, NULL, drain, c) != 0)
         return -1;
     c->running = 1;
