@@ -9,10 +9,10 @@
  * children are followed. A layer checks that the fd still is that memfd (inode number: a program
  * that closed it and reused the number is never written to), maps it and closes nothing (the
  * mapping needs no fd). Where the fd is not that memfd any more (a program that closes the fds
- * it does not know before it starts its children: Chromium's zygote and GPU process, daemons),
- * the layer opens perfq's own copy, /proc/PID/fd/PAGEFD (perfq keeps it open until it ends;
- * opening it needs the same user, as ptrace's read mode), checks the inode, maps it and closes
- * the fd it opened.
+ * it does not know before it starts its children: Python's subprocess by default, daemons), the
+ * layer opens perfq's own copy, /proc/PID/fd/PAGEFD (perfq keeps it open until it ends; opening
+ * it needs the same user, as ptrace's read mode, and is refused from another user namespace:
+ * Chromium's GPU process), checks the inode, maps it and closes the fd it opened.
  *
  * Writers (a bounded multi-producer queue with a sequence per slot, as Dmitry Vyukov's): position
  * pos lives in slot pos & (slots - 1), and a slot keeps its sequence less its index, so that a
