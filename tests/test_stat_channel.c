@@ -764,7 +764,7 @@ int main(int argc, char **argv)
         return 1;
     self_path[n] = '\0';
     if (argc == 3 && strcmp(argv[1], "--fd-lost") == 0) {
-        /* What Chromium's zygote, or a daemon, does before it starts its children: the fds it
+        /* What Python's subprocess, or a daemon, does before it starts its children: the fds it
          * does not know closed, the number reused (here by /dev/null); then an exec'd writer of
          * RECORDS records, whose layer attaches at its start. */
         int fd;
