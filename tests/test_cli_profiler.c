@@ -5,6 +5,7 @@
  * children followed, GL memory by tag (the example's tags; memory_app's two share groups), the
  * frames and draws of several threads rendering at once, each exact.
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
+#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +61,35 @@ static int spawn_closing_fds(const char *gl)
     int status = 0;
     return pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
            WEXITSTATUS(status) != 0;
+}
+
+/* --isolated GL: runs `GL 10` as a process that may not open perfq's fds through /proc: every fd
+ * above 2 closed, then in a user namespace of its own (as Chromium's sandboxed processes), or
+ * where that is refused and this runs as root, with no capability left (as Chromium's processes
+ * under a perfq run as root: /proc/PID/fd is refused to fewer capabilities than its owner's).
+ * Its exit status; 77 when neither could be had. */
+static int spawn_isolated(const char *gl)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        long most = sysconf(_SC_OPEN_MAX);
+        for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
+            close(fd);
+        if (unshare(CLONE_NEWUSER) != 0) {
+            if (geteuid() != 0)
+                _exit(77);
+            /* Root's exec grants the bounding set: emptied, the command runs without any. */
+            for (int cap = 0; cap < 64; cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+                    _exit(77);
+        }
+        execl(gl, gl, "10", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 1;
+    return WEXITSTATUS(status);
 }
 
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
@@ -838,6 +870,29 @@ static void child_without_inherited_fds(void **state)
     assert_int_equal(get_int(j, "frames.count"), 10);
     assert_int_equal(get_int(j, "frames.with_gpu_time"), 10);
     assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "channel.handed_over"), 0);   /* /proc served it */
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+}
+
+/* A child that may not open perfq's fds (spawn_isolated) gets the channel's memfd handed over
+ * on perfq's socket (src/core/stat_channel_socket.h): 10 of 10 frames with GPU time, one
+ * memfd handed over. Before the socket: no frames. */
+static void child_that_may_not_open_perfqs_fds(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--isolated", gl_path, NULL},
+                       &report);
+    skip_if_lacking(rc, &report, "neither a user namespace nor (as root) a capability drop");
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 10);
+    assert_int_equal(get_int(j, "frames.with_gpu_time"), 10);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "channel.handed_over"), 1);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     json_object_put(j);
     free(report);
@@ -992,6 +1047,8 @@ int main(int argc, char **argv)
         return maps_then_gl(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--closing-fds") == 0)
         return spawn_closing_fds(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--isolated") == 0)
+        return spawn_isolated(argv[2]);
     if (argc < 8) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
                 "GL_THREADS_APP GL_GLES_FRAMES_APP\n", argv[0]);
@@ -1020,6 +1077,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(child_without_inherited_fds),
+        cmocka_unit_test(child_that_may_not_open_perfqs_fds),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_commands_json),

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include <cmocka.h>
 
 #include "core/stat_channel.h"
+#include "core/stat_channel_socket.h"
 
 static const char *perfq_path;
 static char self_path[4096];
@@ -252,7 +254,7 @@ static int writer_main(int argc, char **argv)
 static pid_t spawn_writer(int fd, const char *mode, const char *a1, const char *a2, const char *a3)
 {
     char env[64];
-    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
+    assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -357,7 +359,7 @@ static void threads_one_process(void **state)
     int fd = perfq_stat_ring_create(&ring, 1024);
     assert_true(fd >= 0);
     char env[64];
-    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
+    assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
     setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
     /* This process attaches once: the only case that writes from it. */
     assert_true(perfq_stat_channel_active());
@@ -449,7 +451,7 @@ static void writer_lost_its_fd(void **state)
     assert_int_equal(ring.page->attached, 1);
     /* perfq's copy gone as well: the env's fd number then names a closed fd in perfq. */
     char env[64];
-    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
+    assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
     close(fd);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -462,6 +464,97 @@ static void writer_lost_its_fd(void **state)
     read_all(&ring, &seen, now_ns(), 1);
     assert_int_equal(seen.received, 2 * 50);
     assert_int_equal(ring.page->attached, 1);
+    perfq_stat_ring_close(&ring);
+}
+
+/* Waits for pid while answering the channel's socket as perfq's drain thread does; its exit
+ * status, and the memfds handed over added to *handed. */
+static int wait_serving(pid_t pid, int listen_fd, int page_fd, int *handed)
+{
+    for (;;) {
+        int status;
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        assert_int_equal(w, 0);
+        struct pollfd p = {listen_fd, POLLIN, 0};
+        if (poll(&p, 1, 10) > 0)
+            *handed += perfq_stat_socket_serve(listen_fd, page_fd);
+    }
+}
+
+/* A writer that may not open perfq's copy either (a process in another user namespace, or with
+ * fewer capabilities than a perfq run as root, is refused /proc/PID/fd/FD; here that fd is
+ * closed) asks perfq's socket for the memfd: it is handed over once and every record arrives.
+ * The socket is the user's alone. A stale socket file (its perfq killed: nobody listens) is
+ * swept at the next open, a live one kept. A socket nobody answers lets the writer go
+ * unattached after its bounded wait. */
+static void writer_fetches_over_socket(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 256);
+    assert_true(fd >= 0);
+    char path[108];
+    int listen_fd = perfq_stat_socket_open(path, sizeof path);
+    assert_true(listen_fd >= 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    int kept = dup(fd);
+    assert_true(kept >= 0);
+    char env[192];
+    assert_int_equal(perfq_stat_channel_env(fd, path, env, sizeof env), 0);
+    close(fd);   /* the env's /proc/PID/fd/FD is gone */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+        execl(self_path, self_path, "--fd-lost", "50", (char *)NULL);
+        _exit(127);
+    }
+    int handed = 0;
+    assert_int_equal(wait_serving(pid, listen_fd, kept, &handed), 0);
+    assert_int_equal(handed, 1);
+    struct seen seen = {0};
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 2 * 50);
+    assert_int_equal(seen.bad, 0);
+    assert_int_equal(ring.page->attached, 1);
+
+    /* A socket left by a perfq killed (closed, never unlinked) goes at the next open. */
+    char stale[108], unanswered[108];
+    int stale_fd = perfq_stat_socket_open(stale, sizeof stale);
+    assert_true(stale_fd >= 0);
+    close(stale_fd);
+    assert_int_equal(stat(stale, &st), 0);
+    int unanswered_fd = perfq_stat_socket_open(unanswered, sizeof unanswered);
+    assert_true(unanswered_fd >= 0);
+    assert_int_equal(stat(stale, &st), -1);
+    assert_int_equal(stat(path, &st), 0);   /* listened on: kept */
+
+    /* Nobody answers: the writer waits PERFQ_STAT_SOCKET_WAIT_MS, then runs unattached. */
+    assert_int_equal(fstat(kept, &st), 0);
+    char closed_env[192];   /* pid 0: no /proc fallback either */
+    int n = snprintf(closed_env, sizeof closed_env, "%d:%llu:0:%s", kept,
+                     (unsigned long long)st.st_ino, unanswered);
+    assert_true(n > 0 && (size_t)n < sizeof closed_env);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv(PERFQ_STAT_CHANNEL_ENV, closed_env, 1);
+        execl(self_path, self_path, "--fd-lost", "5", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait_status(pid), 2);   /* writer_main: not attached */
+    read_all(&ring, &seen, now_ns(), 1);
+    assert_int_equal(seen.received, 2 * 50);
+    assert_int_equal(ring.page->attached, 1);
+    perfq_stat_socket_close(unanswered_fd, unanswered);
+    perfq_stat_socket_close(listen_fd, path);
+    assert_int_equal(stat(path, &st), -1);
+    close(kept);
     perfq_stat_ring_close(&ring);
 }
 
@@ -785,6 +878,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(overload_exact),
         cmocka_unit_test(stuck_writer_given_up),
         cmocka_unit_test(writer_lost_its_fd),
+        cmocka_unit_test(writer_fetches_over_socket),
         cmocka_unit_test(killed_flood_writer),
         cmocka_unit_test(corrupt_page),
         cmocka_unit_test(threads_one_process),   /* last: this process stays attached */

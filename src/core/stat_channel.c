@@ -1,5 +1,6 @@
 /* Both ends of the `perfq stat` channel's ring: see stat_channel.h for the protocol. */
 #include "core/stat_channel.h"
+#include "core/stat_channel_socket.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,28 +55,47 @@ static int is_page(int fd, unsigned long long ino, struct stat *st)
            (unsigned long long)st->st_ino == ino && st->st_size >= (off_t)PERFQ_STAT_PAGE_BYTES;
 }
 
+/* The channel's memfd where this process cannot use the fd it inherited (the parsed
+ * PERFQ_STAT_CHANNEL): perfq's copy through /proc, else handed over on perfq's socket. An fd
+ * this call opened, to close once mapped (its size in *st), or -1. */
+static int fetch_page(int pfd, unsigned long long pino, long perfq_pid, const char *socket_path,
+                      struct stat *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", perfq_pid, pfd);
+    int fd = perfq_pid > 0 && pfd >= 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
+    if (!is_page(fd, pino, st)) {
+        if (fd >= 0)
+            close(fd);
+        /* EACCES from another user namespace, or from fewer capabilities than perfq's. */
+        fd = socket_path ? perfq_stat_socket_fetch(socket_path) : -1;
+        if (!is_page(fd, pino, st)) {
+            if (fd >= 0)
+                close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
 static void attach(void)
 {
     const char *env = getenv(PERFQ_STAT_CHANNEL_ENV);
-    int pfd;
+    int pfd, used = 0;
     unsigned long long pino;
     long perfq_pid;
-    char end;
-    if (!env || sscanf(env, "%d:%llu:%ld%c", &pfd, &pino, &perfq_pid, &end) != 3)
+    /* "FD:INO:PID" or "FD:INO:PID:SOCKET" (perfq_stat_channel_env) */
+    if (!env || sscanf(env, "%d:%llu:%ld%n", &pfd, &pino, &perfq_pid, &used) != 3 ||
+        (env[used] != '\0' && env[used] != ':'))
         return;
+    const char *socket_path = env[used] == ':' ? env + used + 1 : NULL;
     /* pfd is open and is that memfd: otherwise the program closed it (and may have reused the
-     * number: that is not ours to write to), and perfq's own copy is opened instead. */
+     * number: that is not ours to write to), and the memfd is fetched from perfq instead. */
     struct stat st;
     int opened = -1;
     if (!is_page(pfd, pino, &st)) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%ld/fd/%d", perfq_pid, pfd);
-        opened = perfq_pid > 0 && pfd >= 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
-        if (!is_page(opened, pino, &st)) {
-            if (opened >= 0)
-                close(opened);
+        if ((opened = fetch_page(pfd, pino, perfq_pid, socket_path, &st)) < 0)
             return;
-        }
         pfd = opened;
     }
     size_t size = (size_t)st.st_size;
@@ -190,13 +210,14 @@ void perfq_stat_channel_count_drops(uint64_t n)
 
 /* ---- the reader (perfq) ---------------------------------------------------------------------- */
 
-int perfq_stat_channel_env(int fd, char *out, size_t size)
+int perfq_stat_channel_env(int fd, const char *socket_path, char *out, size_t size)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         return -1;
-    int n = snprintf(out, size, "%d:%llu:%ld", fd, (unsigned long long)st.st_ino,
-                     (long)getpid());
+    int n = snprintf(out, size, "%d:%llu:%ld%s%s", fd, (unsigned long long)st.st_ino,
+                     (long)getpid(), socket_path && *socket_path ? ":" : "",
+                     socket_path ? socket_path : "");
     if (n < 0 || (size_t)n >= size) {
         errno = ENAMETOOLONG;
         return -1;

@@ -11,8 +11,10 @@
  * mapping needs no fd). Where the fd is not that memfd any more (a program that closes the fds
  * it does not know before it starts its children: Python's subprocess by default, daemons), the
  * layer opens perfq's own copy, /proc/PID/fd/PAGEFD (perfq keeps it open until it ends; opening
- * it needs the same user, as ptrace's read mode, and is refused from another user namespace:
- * Chromium's GPU process), checks the inode, maps it and closes the fd it opened.
+ * it needs the same user, as ptrace's read mode), checks the inode, maps it and closes the fd
+ * it opened. Where that open is refused (another user namespace, a sandbox's; fewer
+ * capabilities than a perfq run as root: Chromium's GPU process), PERFQ_STAT_CHANNEL's fourth
+ * field names perfq's socket, on which perfq hands the memfd over (stat_channel_socket.h).
  *
  * Writers (a bounded multi-producer queue with a sequence per slot, as Dmitry Vyukov's): position
  * pos lives in slot pos & (slots - 1), and a slot keeps its sequence less its index, so that a
@@ -237,11 +239,12 @@ struct perfq_stat_ring {
 /* Makes the memfd (not close-on-exec: CMD inherits it) with `slots` slots (a power of two, at
  * most PERFQ_STAT_RING_MAX_SLOTS) and maps it. Returns the fd, or -1 with errno set. */
 int perfq_stat_ring_create(struct perfq_stat_ring *ring, uint64_t slots);
-/* The value of PERFQ_STAT_CHANNEL for the ring's fd: "FD:INO:PID" (the memfd's inode, which a
- * layer checks before it attaches, and this process's pid, whose /proc/PID/fd/FD a layer opens
- * where the program closed its inherited fd). 0, or -1 with errno set (fstat failed, or `size`
- * too small). */
-int perfq_stat_channel_env(int fd, char *out, size_t size);
+/* The value of PERFQ_STAT_CHANNEL for the ring's fd: "FD:INO:PID", then ":SOCKET" where
+ * socket_path is not NULL or empty (the memfd's inode, which a layer checks before it attaches;
+ * this process's pid, whose /proc/PID/fd/FD a layer opens where the program closed its
+ * inherited fd; the socket a layer asks where that open is refused). 0, or -1 with errno set
+ * (fstat failed, or `size` too small). */
+int perfq_stat_channel_env(int fd, const char *socket_path, char *out, size_t size);
 /* The next record, in reservation order: 1 when one was copied to *out, 0 when there is none
  * now. now_ns (CLOCK_MONOTONIC) times a reserved slot's wait; with `final` (CMD has exited) a
  * reserved slot is given up at once. A call gives up at most `slots` slots (head - tail). */

@@ -135,7 +135,7 @@ static void reentrant_driver(void **state)
     int fd = perfq_stat_ring_create(&ring, 4096);
     assert_true(fd >= 0);
     char env[64];
-    assert_int_equal(perfq_stat_channel_env(fd, env, sizeof env), 0);
+    assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
     setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
 
     /* A private copy of the layer: its own channel instance attaches to this ring. */

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "core/stat_channel.h"
+#include "core/stat_channel_socket.h"
 #include "record_timeline.h"
 #include "stat_keys.h"
 #include "stat_series.h"
@@ -78,6 +79,10 @@ struct context_entry {
 
 struct stat_collect {
     int page_fd, stop[2];
+    /* the socket that hands page_fd to a process that cannot reach it otherwise (-1: none) */
+    int socket_fd;
+    char socket_path[108];
+    uint64_t handed_over;         /* memfds handed over on it */
     struct perfq_stat_ring ring;
     struct perfq_stat_page *page;   /* ring.page */
     pthread_t thread;
@@ -369,10 +374,14 @@ static void *drain(void *arg)
                 last_tick = now;
             }
         }
-        struct pollfd p = {c->stop[0], POLLIN, 0};
-        int rc = poll(&p, 1, n >= c->ring.n / 4 ? 1 : PERFQ_STAT_DRAIN_MS);
-        if (rc > 0 || (rc < 0 && errno != EINTR))
+        struct pollfd p[2] = {{c->stop[0], POLLIN, 0}, {c->socket_fd, POLLIN, 0}};
+        int rc = poll(p, c->socket_fd >= 0 ? 2 : 1, n >= c->ring.n / 4 ? 1 : PERFQ_STAT_DRAIN_MS);
+        if (rc < 0 && errno != EINTR)
             break;
+        if (rc > 0 && p[0].revents)
+            break;
+        if (rc > 0 && p[1].revents)
+            c->handed_over += (uint64_t)perfq_stat_socket_serve(c->socket_fd, c->page_fd);
     }
     /* CMD exited: what its processes wrote is in the ring; a slot reserved and never published
      * (a writer killed between the two) is given up, counted. Descendants still running are not
@@ -402,7 +411,7 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     struct stat_collect *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    c->page_fd = c->stop[0] = c->stop[1] = -1;
+    c->page_fd = c->stop[0] = c->stop[1] = c->socket_fd = -1;
     stat_keys_init(&c->contexts, sizeof(struct context_entry));
     stat_keys_init(&c->pids, sizeof(struct stat_key));
     stat_keys_init(&c->memory, sizeof(struct memory_group));
@@ -421,8 +430,10 @@ struct stat_collect *stat_collect_open(struct trace *trace)
             goto fail;
         c->page->flags = PERFQ_STAT_PAGE_TIMELINE;
     }
-    char env[64];
-    if (perfq_stat_channel_env(c->page_fd, env, sizeof(env)) != 0 ||
+    /* Without the socket, only processes that may open perfq's fds lose nothing: go on. */
+    c->socket_fd = perfq_stat_socket_open(c->socket_path, sizeof c->socket_path);
+    char env[192];
+    if (perfq_stat_channel_env(c->page_fd, c->socket_path, env, sizeof(env)) != 0 ||
         setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
         goto fail;
     return c;
@@ -470,6 +481,7 @@ void stat_collect_close(struct stat_collect **pc)
     if (!c)
         return;
     stat_collect_finish(c);
+    perfq_stat_socket_close(c->socket_fd, c->socket_path);
     if (c->page_fd >= 0)
         close(c->page_fd);
     if (c->stop[0] >= 0)
@@ -746,8 +758,9 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     fprintf(out, ", \"by_command_type\": ");
     json_groups(out, c->types, c->n_types);
     fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
-            PRIu64 ", \"malformed\": %" PRIu64 ", \"untracked\": %" PRIu64 "}", attached(c),
-            c->pids.n, dropped(c), malformed(c), untracked(c));
+            PRIu64 ", \"malformed\": %" PRIu64 ", \"untracked\": %" PRIu64
+            ", \"handed_over\": %" PRIu64 "}", attached(c), c->pids.n, dropped(c), malformed(c),
+            untracked(c), c->handed_over);
 }
 
 /* A field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a

@@ -19,7 +19,8 @@ void stat_collect_set_per_draw(struct stat_collect *c);
 /* --stats-span: the layers' statistics span in ns (0: a span per frame), before
  * stat_collect_start; the report states it. */
 void stat_collect_set_stats_span(struct stat_collect *c, uint64_t ns);
-/* After fork: closes perfq's copy of the ring's fd and starts draining (every 20 ms). */
+/* After CMD's start: starts draining the ring (every 20 ms) and answering the channel's socket
+ * (src/core/stat_channel_socket.h) on a thread. */
 int stat_collect_start(struct stat_collect *c);
 /* After CMD exited: reads what is left without waiting (a slot reserved by a writer that was
  * killed before it published is given up, counted as dropped), stops. */
