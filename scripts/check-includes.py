@@ -43,10 +43,11 @@ ALLOWED = {
     'src/cl': {'perfq', 'core', 'cl', 'providers/opencl_command.h', 'providers/nvml_interval.h'},
     # EGL front ends sit on the GL layer's interface (and open its providers)
     'src/egl': {'perfq', 'core', 'gl/gl_layer.h', 'gl/providers/'},
-    # the CLI: the C API, the layers' two channels, the cache folder they share, and the rusage
-    # group's counters over CMD's rusage from wait4 (perfq stat's default rows)
-    'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/memory_channel.h',
-                    'core/cache_dir.h', 'providers/host_rusage.h', ''},
+    # the CLI: the C API, the layers' two channels (and the stat channel's socket), the cache
+    # folder they share, and the rusage group's counters over CMD's rusage from wait4 (perfq
+    # stat's default rows)
+    'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/stat_channel_socket.h',
+                    'core/memory_channel.h', 'core/cache_dir.h', 'providers/host_rusage.h', ''},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
