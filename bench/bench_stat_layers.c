@@ -119,6 +119,8 @@ int main(int argc, char **argv)
         {"perfq run", "run", {"run", "--", NULL}},
         {"perfq stat --no-layers", "--no-layers", {"stat", "--no-layers", "-o", "/dev/null", "--"}},
         {"perfq stat (default)", "default", {"stat", "-o", "/dev/null", "--", NULL}},
+        /* the layers without the device counters: what NVML's start beside CMD costs */
+        {"perfq stat --no-device", "--no-device", {"stat", "--no-device", "-o", "/dev/null", "--"}},
         {"perfq stat --per-draw", "--per-draw", {"stat", "--per-draw", "-o", "/dev/null", "--"}},
     };
     enum { NV = sizeof(variant) / sizeof(variant[0]) };
