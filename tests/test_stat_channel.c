@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -523,21 +525,35 @@ static void writer_fetches_over_socket(void **state)
     assert_int_equal(seen.bad, 0);
     assert_int_equal(ring.page->attached, 1);
 
-    /* A socket left by a perfq killed (closed, never unlinked) goes at the next open. */
+    /* A socket left by a perfq killed (its pid gone, nobody listening) goes at the next open;
+     * a live perfq's stays (and is not connected to: it hands nothing over). */
+    pid_t gone = fork();
+    assert_true(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    assert_int_equal(wait_status(gone), 0);
     char stale[108], unanswered[108];
-    int stale_fd = perfq_stat_socket_open(stale, sizeof stale);
-    assert_true(stale_fd >= 0);
-    close(stale_fd);
+    int n = snprintf(stale, sizeof stale, "%.*s/perfq-stat-%ld-0.sock",
+                     (int)(strrchr(path, '/') - path), path, (long)gone);
+    assert_true(n > 0 && (size_t)n < sizeof stale);
+    int stale_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    memcpy(addr.sun_path, stale, (size_t)n + 1);
+    assert_int_equal(bind(stale_fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    close(stale_fd);   /* never unlinked, as after a SIGKILL */
     assert_int_equal(stat(stale, &st), 0);
     int unanswered_fd = perfq_stat_socket_open(unanswered, sizeof unanswered);
     assert_true(unanswered_fd >= 0);
     assert_int_equal(stat(stale, &st), -1);
-    assert_int_equal(stat(path, &st), 0);   /* listened on: kept */
+    assert_int_equal(stat(path, &st), 0);   /* a live perfq's: kept */
+    /* and not knocked on: no connection waits on it */
+    assert_int_equal(accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), -1);
+    assert_int_equal(errno, EAGAIN);
 
     /* Nobody answers: the writer waits PERFQ_STAT_SOCKET_WAIT_MS, then runs unattached. */
     assert_int_equal(fstat(kept, &st), 0);
     char closed_env[192];   /* pid 0: no /proc fallback either */
-    int n = snprintf(closed_env, sizeof closed_env, "%d:%llu:0:%s", kept,
+    n = snprintf(closed_env, sizeof closed_env, "%d:%llu:0:%s", kept,
                      (unsigned long long)st.st_ino, unanswered);
     assert_true(n > 0 && (size_t)n < sizeof closed_env);
     pid = fork();

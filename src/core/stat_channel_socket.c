@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -27,8 +28,9 @@ static int socket_address(struct sockaddr_un *addr, const char *path)
 }
 
 /* Unlinks the socket files in dir that a perfq now gone left (killed by SIGKILL): the user's
- * own only (/dev/shm and /tmp are sticky), and only those nobody listens on any more (a connect
- * refused: exact whatever PID namespace their perfq ran in, where a PID would not be). */
+ * own only (/dev/shm and /tmp are sticky), whose PID is gone, and then only where nobody listens
+ * any more (a connect refused: a perfq of that PID in another PID namespace sharing the
+ * directory still listens). A live perfq is never connected to: it would hand its memfd over. */
 static void sweep_stale(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -43,7 +45,8 @@ static void sweep_stale(const char *dir)
         struct sockaddr_un addr;
         struct stat st;
         if (sscanf(e->d_name, "perfq-stat-%ld-%u.sock%n", &pid, &seq, &end) != 2 ||
-            e->d_name[end] != '\0' ||
+            e->d_name[end] != '\0' || pid <= 0 || pid == (long)getpid() ||
+            kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
             continue;
@@ -55,7 +58,7 @@ static void sweep_stale(const char *dir)
             break;
         if (connect(s, (struct sockaddr *)&addr, sizeof addr) != 0 && errno == ECONNREFUSED)
             unlinkat(dirfd(d), e->d_name, 0);
-        close(s);   /* a live perfq that accepted finds us gone: its send fails, no more */
+        close(s);
     }
     closedir(d);
 }
