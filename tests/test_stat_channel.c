@@ -574,6 +574,61 @@ static void writer_fetches_over_socket(void **state)
     perfq_stat_ring_close(&ring);
 }
 
+struct fetch_arg {
+    const char *path;
+    int fd;
+};
+
+static void *fetch_thread(void *p)
+{
+    struct fetch_arg *a = p;
+    a->fd = perfq_stat_socket_fetch(a->path);
+    return NULL;
+}
+
+/* A full backlog (more processes asking at once than perfq's listen takes) is asked again
+ * within the layer's wait, not given up: here a backlog of one, filled by another client, that
+ * perfq (this thread) empties while the layer (a thread) asks; the layer gets the memfd. */
+static void fetch_through_a_full_backlog(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = perfq_stat_ring_create(&ring, 64);
+    assert_true(fd >= 0);
+    char path[108];
+    int listen_fd = perfq_stat_socket_open(path, sizeof path);
+    assert_true(listen_fd >= 0);
+    assert_int_equal(listen(listen_fd, 0), 0);   /* Linux: one waiting connection at most */
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    memcpy(addr.sun_path, path, strlen(path) + 1);
+    int filler = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    assert_int_equal(connect(filler, (struct sockaddr *)&addr, sizeof addr), 0);
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    assert_int_equal(connect(probe, (struct sockaddr *)&addr, sizeof addr), -1);
+    assert_int_equal(errno, EAGAIN);   /* the backlog is full */
+    close(probe);
+    struct fetch_arg a = {path, -1};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fetch_thread, &a), 0);
+    usleep(50000);   /* the layer is now asking again every 10 ms */
+    int handed = perfq_stat_socket_serve(listen_fd, fd);   /* the filler: room again */
+    struct pollfd p = {listen_fd, POLLIN, 0};
+    while (handed < 2 && poll(&p, 1, 5000) == 1)
+        handed += perfq_stat_socket_serve(listen_fd, fd);
+    pthread_join(t, NULL);
+    assert_int_equal(handed, 2);
+    assert_true(a.fd >= 0);
+    struct stat got, want;
+    assert_int_equal(fstat(a.fd, &got), 0);
+    assert_int_equal(fstat(fd, &want), 0);
+    assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+    close(a.fd);
+    close(filler);
+    perfq_stat_socket_close(listen_fd, path);
+    close(fd);
+    perfq_stat_ring_close(&ring);
+}
+
 /* A writer killed between reserve and publish: while CMD runs the reader waits for the slot
  * PERFQ_STAT_RING_STUCK_NS (the clock is the caller's: no timing here), then gives it up and
  * reads what came after it; at the end it gives such a slot up at once. */
@@ -895,6 +950,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(stuck_writer_given_up),
         cmocka_unit_test(writer_lost_its_fd),
         cmocka_unit_test(writer_fetches_over_socket),
+        cmocka_unit_test(fetch_through_a_full_backlog),
         cmocka_unit_test(killed_flood_writer),
         cmocka_unit_test(corrupt_page),
         cmocka_unit_test(threads_one_process),   /* last: this process stays attached */

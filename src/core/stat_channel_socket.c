@@ -202,9 +202,14 @@ int perfq_stat_socket_fetch(const char *path)
     if (s < 0)
         return -1;
     int fd = -1;
-    int rc = connect(s, (struct sockaddr *)&addr, sizeof addr);
-    if (rc != 0 && (errno == EAGAIN || errno == EINPROGRESS))
-        rc = wait_ready(s, POLLOUT, PERFQ_STAT_SOCKET_WAIT_MS);   /* the backlog was full */
+    /* A UNIX socket's connect either is made at once or fails; EAGAIN is a full backlog (more
+     * than 64 processes asking within one of perfq's polls): asked again, within the wait. */
+    int rc;
+    for (int tries = 0; (rc = connect(s, (struct sockaddr *)&addr, sizeof addr)) != 0 &&
+                        errno == EAGAIN &&
+                        tries < PERFQ_STAT_SOCKET_WAIT_MS / 10;
+         tries++)
+        poll(NULL, 0, 10);
     if (rc == 0 && wait_ready(s, POLLIN, PERFQ_STAT_SOCKET_WAIT_MS) == 0) {
         char byte;
         struct iovec iov = {&byte, 1};

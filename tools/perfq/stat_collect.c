@@ -363,6 +363,7 @@ static void *drain(void *arg)
 {
     struct stat_collect *c = arg;
     uint64_t last_tick = 0;
+    int socket_polled = c->socket_fd >= 0;
     for (;;) {
         uint64_t n = drain_ring(c, 0);
         if (c->trace) {
@@ -375,13 +376,16 @@ static void *drain(void *arg)
             }
         }
         struct pollfd p[2] = {{c->stop[0], POLLIN, 0}, {c->socket_fd, POLLIN, 0}};
-        int rc = poll(p, c->socket_fd >= 0 ? 2 : 1, n >= c->ring.n / 4 ? 1 : PERFQ_STAT_DRAIN_MS);
+        int rc = poll(p, socket_polled ? 2 : 1, n >= c->ring.n / 4 ? 1 : PERFQ_STAT_DRAIN_MS);
         if (rc < 0 && errno != EINTR)
             break;
         if (rc > 0 && p[0].revents)
             break;
-        if (rc > 0 && p[1].revents)
+        if (rc > 0 && p[1].revents) {
             c->handed_over += (uint64_t)perfq_stat_socket_serve(c->socket_fd, c->page_fd);
+            if (p[1].revents & (POLLERR | POLLHUP | POLLNVAL))
+                socket_polled = 0;   /* broken: never a busy loop on it */
+        }
     }
     /* CMD exited: what its processes wrote is in the ring; a slot reserved and never published
      * (a writer killed between the two) is given up, counted. Descendants still running are not
