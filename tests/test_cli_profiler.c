@@ -3,12 +3,14 @@
  * within bounds, GL memory by type at its peak exact), the OpenCL example's commands (counts and bytes
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed, GL memory by tag (the example's tags; memory_app's two share groups), the
- * frames and draws of several threads rendering at once, each exact.
+ * frames and draws of several threads rendering at once, each exact; children that closed
+ * their fds, or may not open perfq's, followed.
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,7 +68,8 @@ static int spawn_closing_fds(const char *gl)
  * above 2 closed, then in a user namespace of its own (as Chromium's sandboxed processes), or
  * where that is refused and this runs as root, with no capability left (as Chromium's processes
  * under a perfq run as root: /proc/PID/fd is refused to fewer capabilities than its owner's).
- * Its exit status; 77 when neither could be had. */
+ * Its exit status; 77 when neither could be had (GL's own 77, no EGL, is a failure here). */
+#define CANNOT_ISOLATE 76
 static int spawn_isolated(const char *gl)
 {
     pid_t pid = fork();
@@ -77,11 +79,11 @@ static int spawn_isolated(const char *gl)
             close(fd);
         if (unshare(CLONE_NEWUSER) != 0) {
             if (geteuid() != 0)
-                _exit(77);
+                _exit(CANNOT_ISOLATE);
             /* Root's exec grants the bounding set: emptied, the command runs without any. */
             for (int cap = 0; cap < 64; cap++)
                 if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-                    _exit(77);
+                    _exit(CANNOT_ISOLATE);
         }
         execl(gl, gl, "10", (char *)NULL);
         _exit(127);
@@ -89,7 +91,8 @@ static int spawn_isolated(const char *gl)
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return 1;
-    return WEXITSTATUS(status);
+    int rc = WEXITSTATUS(status);
+    return rc == CANNOT_ISOLATE ? 77 : rc == 77 ? 1 : rc;
 }
 
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
