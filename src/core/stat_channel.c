@@ -63,12 +63,16 @@ static int fetch_page(int pfd, unsigned long long pino, long perfq_pid, const ch
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd/%d", perfq_pid, pfd);
+    errno = 0;
     int fd = perfq_pid > 0 && pfd >= 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
+    int refused = fd < 0 && (errno == EACCES || errno == EPERM);
     if (!is_page(fd, pino, st)) {
         if (fd >= 0)
             close(fd);
-        /* EACCES from another user namespace, or from fewer capabilities than perfq's. */
-        fd = socket_path ? perfq_stat_socket_fetch(socket_path) : -1;
+        /* The socket only where /proc refused us (another user namespace, fewer capabilities
+         * than perfq's): where it is missing (a chroot) or the pid is not perfq's, no socket
+         * call is made, which a seccomp filter might not allow. */
+        fd = refused && socket_path ? perfq_stat_socket_fetch(socket_path) : -1;
         if (!is_page(fd, pino, st)) {
             if (fd >= 0)
                 close(fd);
