@@ -6,11 +6,9 @@
  * frames and draws of several threads rendering at once, each exact; children that closed
  * their fds, or may not open perfq's, followed.
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
-#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 
-#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "json_report.h"
+#include "test_util.h"
 
 static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static const char *glx_frames_path;   /* "" where the GLX test programs are not built */
@@ -47,52 +45,28 @@ static int run_child(const char *const *argv)
 }
 
 /* --closing-fds GL: runs `GL 10` as Python's subprocess (close_fds=True, its default), Chromium
- * and daemons start their children: every fd above 2 closed between fork and exec. 0, or 1
- * when it failed. */
-static int spawn_closing_fds(const char *gl)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        long most = sysconf(_SC_OPEN_MAX);
-        for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
-            close(fd);
-        execl(gl, gl, "10", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    return pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-           WEXITSTATUS(status) != 0;
-}
-
-/* --isolated GL: runs `GL 10` as a process that may not open perfq's fds through /proc: every fd
- * above 2 closed, then in a user namespace of its own (as Chromium's sandboxed processes), or
- * where that is refused and this runs as root, with no capability left (as Chromium's processes
- * under a perfq run as root: /proc/PID/fd is refused to fewer capabilities than its owner's).
- * Its exit status; 77 when neither could be had (GL's own 77, no EGL, is a failure here). */
+ * and daemons start their children: every fd above 2 closed between fork and exec. --isolated
+ * GL: the same, then as a process that may not open perfq's fds through /proc either
+ * (test_isolate_from_perfq: its own user namespace, or as root no capabilities, as Chromium's
+ * GPU process under a perfq run as root). 0; 77 when this machine allows no isolating; 1 when
+ * GL failed (its own 77, no EGL, included). */
 #define CANNOT_ISOLATE 76
-static int spawn_isolated(const char *gl)
+static int spawn_closing_fds(const char *gl, int isolated)
 {
     pid_t pid = fork();
     if (pid == 0) {
         long most = sysconf(_SC_OPEN_MAX);
         for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
             close(fd);
-        if (unshare(CLONE_NEWUSER) != 0) {
-            if (geteuid() != 0)
-                _exit(CANNOT_ISOLATE);
-            /* Root's exec grants the bounding set: emptied, the command runs without any. */
-            for (int cap = 0; cap < 64; cap++)
-                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-                    _exit(CANNOT_ISOLATE);
-        }
+        if (isolated && test_isolate_from_perfq() != 0)
+            _exit(CANNOT_ISOLATE);
         execl(gl, gl, "10", (char *)NULL);
         _exit(127);
     }
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return 1;
-    int rc = WEXITSTATUS(status);
-    return rc == CANNOT_ISOLATE ? 77 : rc == 77 ? 1 : rc;
+    return WEXITSTATUS(status) == CANNOT_ISOLATE ? 77 : WEXITSTATUS(status) != 0;
 }
 
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
@@ -858,36 +832,13 @@ static void children_followed_and_status(void **state)
     free(report);
 }
 
-/* A child started with every inherited fd above 2 closed (Python's subprocess by default): its
- * layer attaches through perfq's own copy of the channel (/proc/PID/fd), and its 10 frames come
- * with their GPU time. Before: nothing from it ("0 loaded", no frames). */
-static void child_without_inherited_fds(void **state)
+/* perfq stat --json of `this binary MODE GL`, whose GL child is 10 frames of the GL example:
+ * every frame with GPU time, from one process, and `handed_over` memfds handed over on perfq's
+ * socket. */
+static void assert_child_followed(const char *mode, long handed_over)
 {
-    (void)state;
     char *report;
-    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--closing-fds", gl_path, NULL},
-                       &report);
-    assert_int_equal(rc, 0);
-    json_object *j = json_tokener_parse(report);
-    assert_non_null(j);
-    assert_int_equal(get_int(j, "frames.count"), 10);
-    assert_int_equal(get_int(j, "frames.with_gpu_time"), 10);
-    assert_int_equal(get_int(j, "channel.processes"), 1);
-    assert_int_equal(get_int(j, "channel.handed_over"), 0);   /* /proc served it */
-    assert_int_equal(get_int(j, "channel.dropped"), 0);
-    json_object_put(j);
-    free(report);
-}
-
-/* A child that may not open perfq's fds (spawn_isolated) gets the channel's memfd handed over
- * on perfq's socket (src/core/stat_channel_socket.h): 10 of 10 frames with GPU time, one
- * memfd handed over. Before the socket: no frames. */
-static void child_that_may_not_open_perfqs_fds(void **state)
-{
-    (void)state;
-    char *report;
-    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--isolated", gl_path, NULL},
-                       &report);
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, mode, gl_path, NULL}, &report);
     skip_if_lacking(rc, &report, "neither a user namespace nor (as root) a capability drop");
     assert_int_equal(rc, 0);
     json_object *j = json_tokener_parse(report);
@@ -895,10 +846,27 @@ static void child_that_may_not_open_perfqs_fds(void **state)
     assert_int_equal(get_int(j, "frames.count"), 10);
     assert_int_equal(get_int(j, "frames.with_gpu_time"), 10);
     assert_int_equal(get_int(j, "channel.processes"), 1);
-    assert_int_equal(get_int(j, "channel.handed_over"), 1);
+    assert_int_equal(get_int(j, "channel.handed_over"), handed_over);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     json_object_put(j);
     free(report);
+}
+
+/* A child started with every inherited fd above 2 closed (Python's subprocess by default): its
+ * layer attaches through perfq's own copy of the channel (/proc/PID/fd), nothing handed over.
+ * Before: nothing from it ("0 loaded", no frames). */
+static void child_without_inherited_fds(void **state)
+{
+    (void)state;
+    assert_child_followed("--closing-fds", 0);
+}
+
+/* A child that may not open perfq's fds (--isolated) gets the channel's memfd handed over
+ * on perfq's socket (src/core/stat_channel_socket.h), once. Before the socket: no frames. */
+static void child_that_may_not_open_perfqs_fds(void **state)
+{
+    (void)state;
+    assert_child_followed("--isolated", 1);
 }
 
 static void non_gl_process_loads_no_layer(void **state)
@@ -1049,9 +1017,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--maps") == 0)
         return maps_then_gl(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--closing-fds") == 0)
-        return spawn_closing_fds(argv[2]);
+        return spawn_closing_fds(argv[2], 0);
     if (argc == 3 && strcmp(argv[1], "--isolated") == 0)
-        return spawn_isolated(argv[2]);
+        return spawn_closing_fds(argv[2], 1);
     if (argc < 8) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
                 "GL_THREADS_APP GL_GLES_FRAMES_APP\n", argv[0]);

@@ -11,7 +11,6 @@
 #include <json-c/json.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -34,6 +32,7 @@
 
 #include "core/stat_channel.h"
 #include "core/stat_channel_socket.h"
+#include "test_util.h"
 
 static const char *perfq_path;
 static char self_path[4096];
@@ -949,16 +948,9 @@ int main(int argc, char **argv)
         return 127;
     }
     if (argc == 3 && strcmp(argv[1], "--isolated") == 0) {
-        /* A process that may not open perfq's fds through /proc: in a user namespace of its
-         * own, or as root without capabilities (the bounding set emptied: the exec below
-         * grants none). Then as --fd-lost. */
-        if (unshare(CLONE_NEWUSER) != 0) {
-            if (geteuid() != 0)
-                return CANNOT_ISOLATE;
-            for (int cap = 0; cap < 64; cap++)
-                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-                    return CANNOT_ISOLATE;
-        }
+        /* A process that may not open perfq's fds through /proc, then as --fd-lost. */
+        if (test_isolate_from_perfq() != 0)
+            return CANNOT_ISOLATE;
         execl(self_path, self_path, "--fd-lost", argv[2], (char *)NULL);
         return 127;
     }

@@ -2,9 +2,12 @@
 #ifndef PERFQ_TESTS_TEST_UTIL_H
 #define PERFQ_TESTS_TEST_UTIL_H
 
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* A test that finds a piece of the machine missing (OpenCL images, native kernels) may stop
@@ -18,6 +21,23 @@ static inline int test_may_lack(const char *piece)
     fprintf(stderr, "%s: missing here, not tested%s\n", piece,
             allowed ? "" : " (CI=true: nothing may be missing)");
     return allowed;
+}
+
+/* Makes this process one that may not open perfq's fds through /proc/PID/fd (the open is
+ * checked as ptrace's read mode): in a user namespace of its own (as a sandbox's processes), or
+ * where that is refused and this runs as root, with its capability bounding set emptied, so that
+ * the exec that must follow grants it none (as Chromium's processes under a perfq run as root).
+ * 0, or -1 where neither is allowed here. */
+static inline int test_isolate_from_perfq(void)
+{
+    if (unshare(CLONE_NEWUSER) == 0)
+        return 0;
+    if (geteuid() != 0)
+        return -1;
+    for (int cap = 0; cap < 64; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            return -1;
+    return 0;
 }
 
 /* Hypervisor steal time of all CPUs so far (/proc/stat), in ns; 0 where not reported. perf's
