@@ -4,7 +4,7 @@
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed, GL memory by tag (the example's tags; memory_app's two share groups), the
  * frames and draws of several threads rendering at once, each exact; children that closed
- * their fds, or may not open perfq's, followed.
+ * their fds, or may not open perfq's (GL and OpenCL), followed.
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -44,14 +44,15 @@ static int run_child(const char *const *argv)
            WEXITSTATUS(status) != 0;
 }
 
-/* --closing-fds GL: runs `GL 10` as Python's subprocess (close_fds=True, its default), Chromium
- * and daemons start their children: every fd above 2 closed between fork and exec. --isolated
- * GL: the same, then as a process that may not open perfq's fds through /proc either
- * (test_isolate_from_perfq: its own user namespace, or as root no capabilities, as Chromium's
- * GPU process under a perfq run as root). 0; 77 when this machine allows no isolating; 1 when
- * GL failed (its own 77, no EGL, included). */
+/* --closing-fds PROG: runs `PROG 10` (the GL example's 10 frames, the OpenCL example's 10
+ * rounds) as Python's subprocess (close_fds=True, its default), Chromium and daemons start their
+ * children: every fd above 2 closed between fork and exec. --isolated PROG: the same, then as a
+ * process that may not open perfq's fds through /proc either (test_isolate_from_perfq: its own
+ * user namespace, or as root no capabilities, as Chromium's GPU process under a perfq run as
+ * root). 0; 77 when this machine allows no isolating; 1 when PROG failed (its own 77, no EGL or
+ * no OpenCL platform, included). */
 #define CANNOT_ISOLATE 76
-static int spawn_closing_fds(const char *gl, int isolated)
+static int spawn_closing_fds(const char *prog, int isolated)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -60,7 +61,7 @@ static int spawn_closing_fds(const char *gl, int isolated)
             close(fd);
         if (isolated && test_isolate_from_perfq() != 0)
             _exit(CANNOT_ISOLATE);
-        execl(gl, gl, "10", (char *)NULL);
+        execl(prog, prog, "10", (char *)NULL);
         _exit(127);
     }
     int status = 0;
@@ -894,6 +895,26 @@ static void non_gl_process_loads_no_layer(void **state)
     free(report);
 }
 
+/* The OpenCL layer too: the OpenCL example (10 rounds of 7 commands) run by --isolated gets the
+ * memfd handed over on perfq's socket, and every command comes. */
+static void cl_child_that_may_not_open_perfqs_fds(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--isolated", cl_path, NULL},
+                       &report);
+    skip_if_lacking(rc, &report, "neither a user namespace nor (as root) a capability drop");
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "opencl.commands"), 7 * 10);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "channel.handed_over"), 1);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+}
+
 static void cl_commands_json(void **state)
 {
     (void)state;
@@ -1052,6 +1073,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_commands_json),
+        cmocka_unit_test(cl_child_that_may_not_open_perfqs_fds),
         cmocka_unit_test(csv_parses),
         cmocka_unit_test(gl_memory_tags_csv_table),
     };
