@@ -144,19 +144,25 @@ static void test_cycles_no_growth(void **state)
     perfq_gl_layer_stats(&after);
     assert_int_equal(gl.glGetError(), GL_NO_ERROR);
     /* The heap, over cycles without draws: the driver's own memory for rendering (llvmpipe's
-     * scenes grow when its threads lag) is not perfq's, and would hide nothing but noise. */
+     * scenes grow when its threads lag) is not perfq's, and would hide nothing but noise. Two
+     * rounds: a leak of perfq's grows the heap in each; llvmpipe takes a 64 KiB scene block
+     * (malloc of 65552 bytes in swrast_dri.so) and keeps it now and then (one run in six here,
+     * 2026-11-28: +65 456 bytes), in one round of the two at most, nearly always. */
+    size_t heap[3];
+    for (int round = 0; round < 2; round++) {
+        settle();
+        heap[round] = mallinfo2().uordblks;
+        for (GLuint q = 1; q <= n; q++)
+            cycles(q, count[q - 1], &max_handle, 0);
+    }
     settle();
-    struct mallinfo2 m0 = mallinfo2();
-    for (GLuint q = 1; q <= n; q++)
-        cycles(q, count[q - 1], &max_handle, 0);
-    settle();
-    struct mallinfo2 m1 = mallinfo2();
+    heap[2] = mallinfo2().uordblks;
     fprintf(stderr, "types %u, cycles %d x 2, max handle %u, vqueries %llu->%llu, segments %llu->%llu, "
-            "timers %llu->%llu, fds %d->%d, heap in use %zu->%zu\n", n, total, max_handle,
+            "timers %llu->%llu, fds %d->%d, heap in use %zu->%zu->%zu\n", n, total, max_handle,
             (unsigned long long)before.vqueries, (unsigned long long)after.vqueries,
             (unsigned long long)before.segments, (unsigned long long)after.segments,
             (unsigned long long)before.timers, (unsigned long long)after.timers,
-            fds_before, count_fds(), m0.uordblks, m1.uordblks);
+            fds_before, count_fds(), heap[0], heap[1], heap[2]);
     assert_int_equal(max_handle, 1);
     /* The one descriptor the layer keeps per thread: this thread's schedstat, opened at its
      * first blocking wait on a frame's fence, which the warm-up may not have met (CI: fds 8 -> 9
@@ -180,8 +186,8 @@ static void test_cycles_no_growth(void **state)
 #else
     assert_int_equal(count_fds(), fds_before + kept);
 #endif
-    /* 3000 cycles: a leak of 16 bytes per cycle would show. */
-    assert_true(m1.uordblks <= m0.uordblks + 48 * 1024);
+    /* 3000 cycles a round: a leak of 16 bytes per cycle would show in both. */
+    assert_true(heap[1] <= heap[0] + 48 * 1024 || heap[2] <= heap[1] + 48 * 1024);
 }
 
 /* Many instances alive at once, then all deleted: the handles come back. */
