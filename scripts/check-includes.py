@@ -44,10 +44,12 @@ ALLOWED = {
     # EGL front ends sit on the GL layer's interface (and open its providers)
     'src/egl': {'perfq', 'core', 'gl/gl_layer.h', 'gl/providers/'},
     # the CLI: the C API, the layers' two channels (and the stat channel's socket), the cache
-    # folder they share, and the rusage group's counters over CMD's rusage from wait4 (perfq
+    # folder they share, what it notes of the environment it injects (PERFQ_INJECTED, which
+    # the GL stub reads), and the rusage group's counters over CMD's rusage from wait4 (perfq
     # stat's default rows)
     'tools/perfq': {'perfq', 'core/stat_channel.h', 'core/stat_channel_socket.h',
-                    'core/memory_channel.h', 'core/cache_dir.h', 'providers/host_rusage.h', ''},
+                    'core/memory_channel.h', 'core/cache_dir.h', 'core/injected_env.h',
+                    'providers/host_rusage.h', ''},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -8,8 +8,10 @@
 - neither layer names a GL, EGL or OpenCL library as a dependency: the GL layer calls the
   libraries the program loaded, so a program that uses none loads none;
 - the GL layer's preload stub libperfq-gl-lazy.so exports exactly the GL layer's names plus
-  perfq_gl_lazy_next (the one call the layer makes into it), and needs nothing but libc and the
-  dynamic loader (a process that never calls GL loads nothing else: lazy_preload.c).
+  perfq_gl_lazy_next (the one call the layer makes into it) and the exec and posix_spawn
+  functions (exec_follow.c: perfq's environment put back into a child's), and needs nothing but
+  libc and the dynamic loader (a process that never calls GL loads nothing else:
+  lazy_preload.c).
 
 Usage: check-layer-abi.py NM READELF PERFQ_H LIBPERFQ [GL_LAYER] [CL_LAYER] [GL_LAZY]
 (a layer path is '' where the build has no such layer).
@@ -18,6 +20,8 @@ import re
 import subprocess
 import sys
 
+EXEC_WRAPPERS = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execle', 'execlp', 'fexecve',
+                 'posix_spawn', 'posix_spawnp'}
 CL_ENTRY_POINTS = {'clGetLayerInfo', 'clInitLayer', 'clInitLayerWithProperties', 'clDeinitLayer'}
 GRAPHICS_LIBS = re.compile(r'^lib(GL|OpenGL|GLESv[12]_CM|GLESv2|EGL|GLX|GLdispatch|OpenCL)\.so')
 
@@ -65,11 +69,11 @@ def main():
             bad.append(f'{cl}: exports {sorted(syms)}, not the layer entry points '
                        f'{sorted(CL_ENTRY_POINTS)}')
     if lazy and gl:
-        want = set(exported(nm, gl)) | {'perfq_gl_lazy_next'}
+        want = set(exported(nm, gl)) | {'perfq_gl_lazy_next'} | EXEC_WRAPPERS
         have = set(exported(nm, lazy))
         if have != want:
             bad.append(f'{lazy}: exports {sorted(have - want)} more and {sorted(want - have)} '
-                       f'fewer than {gl} and perfq_gl_lazy_next')
+                       f'fewer than {gl}, perfq_gl_lazy_next and the exec wrappers')
         for dep in needed(readelf, lazy):
             if not re.match(r'^(libc\.so\.6|ld-linux[-a-z0-9_.]*\.so\.[0-9]+|libdl\.so\.2|'
                             r'libpthread\.so\.0)$', dep):

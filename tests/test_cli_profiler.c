@@ -4,13 +4,15 @@
  * exact, by kernel and by command type), JSON and CSV that parse, CMD's exit status, a parent's
  * children followed, GL memory by tag (the example's tags; memory_app's two share groups), the
  * frames and draws of several threads rendering at once, each exact; children that closed
- * their fds, or may not open perfq's (GL and OpenCL), followed.
+ * their fds, or may not open perfq's (GL and OpenCL), or were started with a cleaned
+ * environment, followed.
  * Arguments: PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' GL_THREADS_APP. */
 #include <fcntl.h>
 #include <json-c/json.h>
 
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,6 +70,69 @@ static int spawn_closing_fds(const char *prog, int isolated)
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return 1;
     return WEXITSTATUS(status) == CANNOT_ISOLATE ? 77 : WEXITSTATUS(status) != 0;
+}
+
+/* Is entry (NAME=VALUE) one of the variables perfq puts into CMD's environment? */
+static int perfqs_variable(const char *entry)
+{
+    static const char *const names[] = {"LD_PRELOAD=", "OPENCL_LAYERS=", "OCL_ICD_VENDORS=",
+                                        "OCL_ICD_PLATFORM_SORT=", "PERFQ_"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strncmp(entry, names[i], strlen(names[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* vfork, then execve in the child: the parent's pid of it, or -1. */
+static pid_t vfork_execve(const char *path, char *const *argv, char *const *env)
+{
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execve(path, argv, env);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* --cleaned-env-HOW PROG: runs `PROG 10` with an environment cleaned of perfq's variables
+ * (LD_PRELOAD, OPENCL_LAYERS, OCL_ICD_*, PERFQ_*; the others kept, a sanitizer's options among
+ * them), as `env -i`, Python's subprocess with env= and launchers start children. HOW: execve
+ * (fork, then execve with that environment), vfork (vfork, then execve: Python's subprocess),
+ * spawn (posix_spawn: Python's subprocess with close_fds=False), execvp (fork, environ set to
+ * it, then execvp: `env -i`). 0; 1 when PROG failed or HOW is unknown. */
+static int spawn_cleaned_env(const char *how, const char *prog)
+{
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 1, sizeof(*env));
+    if (!env)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (!perfqs_variable(environ[i]))
+            env[k++] = environ[i];
+    char *const argv[] = {(char *)prog, "10", NULL};
+    pid_t pid = -1;
+    if (strcmp(how, "spawn") == 0) {
+        if (posix_spawn(&pid, prog, NULL, NULL, argv, env) != 0)
+            pid = -1;
+    } else if (strcmp(how, "vfork") == 0) {
+        pid = vfork_execve(prog, argv, env);
+    } else if (strcmp(how, "execve") == 0 || strcmp(how, "execvp") == 0) {
+        pid = fork();
+        if (pid == 0) {
+            if (strcmp(how, "execve") == 0)
+                execve(prog, argv, env);
+            environ = env;
+            execvp(prog, argv);
+            _exit(127);
+        }
+    }
+    int status = 0;
+    int failed = pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+                 WEXITSTATUS(status) != 0;
+    free(env);
+    return failed;
 }
 
 /* --spawn GL: runs `GL 10`, then `GL 15 2`, and exits 3 (or 1 when one failed). */
@@ -870,6 +935,23 @@ static void child_that_may_not_open_perfqs_fds(void **state)
     assert_child_followed("--isolated", 1);
 }
 
+/* Children started with an environment cleaned of perfq's variables, four ways: the GL layer's
+ * preload stub, in the parent, puts them back into the child's environment (its exec and
+ * posix_spawn wrappers: src/gl/injection/exec_follow.c), and the child is measured. Before:
+ * nothing from it ("0 loaded", no frames). */
+static void child_with_cleaned_env(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    assert_child_followed("--cleaned-env-execve", 0);
+    assert_child_followed("--cleaned-env-vfork", 0);
+    assert_child_followed("--cleaned-env-spawn", 0);
+    assert_child_followed("--cleaned-env-execvp", 0);
+#else
+    skip();   /* the stub, which holds the wrappers, is built for x86-64 only */
+#endif
+}
+
 static void non_gl_process_loads_no_layer(void **state)
 {
     (void)state;
@@ -913,6 +995,28 @@ static void cl_child_that_may_not_open_perfqs_fds(void **state)
     assert_int_equal(get_int(j, "channel.dropped"), 0);
     json_object_put(j);
     free(report);
+}
+
+/* The OpenCL example (10 rounds of 7 commands) started by posix_spawn with an environment
+ * cleaned of perfq's variables: OPENCL_LAYERS and the channel put back, every command comes. */
+static void cl_child_with_cleaned_env(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--cleaned-env-spawn",
+                                        cl_path, NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "opencl.commands"), 7 * 10);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(report);
+#else
+    skip();
+#endif
 }
 
 static void cl_commands_json(void **state)
@@ -1041,6 +1145,8 @@ int main(int argc, char **argv)
         return spawn_closing_fds(argv[2], 0);
     if (argc == 3 && strcmp(argv[1], "--isolated") == 0)
         return spawn_closing_fds(argv[2], 1);
+    if (argc == 3 && strncmp(argv[1], "--cleaned-env-", 14) == 0)
+        return spawn_cleaned_env(argv[1] + 14, argv[2]);
     if (argc < 8) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
                 "GL_THREADS_APP GL_GLES_FRAMES_APP\n", argv[0]);
@@ -1070,8 +1176,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(children_followed_and_status),
         cmocka_unit_test(child_without_inherited_fds),
         cmocka_unit_test(child_that_may_not_open_perfqs_fds),
+        cmocka_unit_test(child_with_cleaned_env),
         cmocka_unit_test(non_gl_process_loads_no_layer),
         cmocka_unit_test(killed_mid_run_report),
+        cmocka_unit_test(cl_child_with_cleaned_env),
         cmocka_unit_test(cl_commands_json),
         cmocka_unit_test(cl_child_that_may_not_open_perfqs_fds),
         cmocka_unit_test(csv_parses),

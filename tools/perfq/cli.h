@@ -38,6 +38,13 @@ int cmd_memory(int argc, char **argv);
  * caller then refuses to run the command (CLI_EXIT_USAGE) rather than run it without layers. */
 int layers_inject(int verbose);
 
+/* Notes in PERFQ_INJECTED (this process's environment, which CMD inherits) that var was set to
+ * value (prepend 0) or that value was put first in the list var holds (prepend 1), so that a
+ * child of CMD started with a cleaned environment gets it back (core/injected_env.h). A value
+ * that cannot be noted (it holds ';', or PERFQ_INJECTED would pass PERFQ_INJECTED_MAX) is left
+ * out of it: such a child then lacks it. */
+void cli_note_injected(const char *var, const char *value, int prepend);
+
 /* The linker cache's (/etc/ld.so.cache) entry for soname: 1 with its path in out when it has
  * exactly one for this ABI, 0 when it has none, -1 when it cannot tell (layers.c). */
 int cli_linker_cache(const char *soname, char *out, size_t size);

@@ -30,6 +30,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "perfq run: cannot set %s: out of memory\n", PERFQ_MEMORY_SERVER_ENV);
         return CLI_EXIT_USAGE;
     }
+    cli_note_injected(PERFQ_MEMORY_SERVER_ENV, "1", 0);
     char **cmd = argv + i + 1;
     execvp(cmd[0], cmd);
     int err = errno;

@@ -31,6 +31,14 @@
 
 #include "cli.h"
 #include "core/cache_dir.h"
+#include "core/injected_env.h"
+
+void cli_note_injected(const char *var, const char *value, int prepend)
+{
+    static char spec[PERFQ_INJECTED_MAX];
+    if (perfq_injected_append(spec, sizeof(spec), var, prepend, value) == 0)
+        setenv(PERFQ_INJECTED_ENV, spec, 1);
+}
 
 static int find_layer(const char *file, const char *build_subdir, char *out, size_t size)
 {
@@ -558,6 +566,11 @@ static void ensure_layer_capable_loader(void)
             }
             continue;
         }
+        cli_note_injected("LD_PRELOAD", system, 1);
+        if (kept) {
+            cli_note_injected("OCL_ICD_VENDORS", vendors, 0);
+            cli_note_injected("OCL_ICD_PLATFORM_SORT", "none", 0);
+        }
         if (kept)
             fprintf(stderr, "perfq: the OpenCL loader %s ignores OPENCL_LAYERS; preloading %s "
                     "instead, with OCL_ICD_VENDORS=%s and OCL_ICD_PLATFORM_SORT=none so that it "
@@ -660,6 +673,7 @@ int layers_inject(int verbose)
             fprintf(stderr, "perfq: cannot set %s: out of memory\n", layers[i].var);
             return -1;
         }
+        cli_note_injected(layers[i].var, use[i], 1);
         if (verbose)
             fprintf(stderr, "perfq: %s=%s\n", layers[i].var, getenv(layers[i].var));
     }

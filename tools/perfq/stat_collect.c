@@ -440,6 +440,7 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     if (perfq_stat_channel_env(c->page_fd, c->socket_path, env, sizeof(env)) != 0 ||
         setenv(PERFQ_STAT_CHANNEL_ENV, env, 1) != 0)
         goto fail;
+    cli_note_injected(PERFQ_STAT_CHANNEL_ENV, env, 0);
     return c;
 fail:
     fprintf(stderr, "perfq stat: cannot make the layers' channel: %s\n", strerror(errno));

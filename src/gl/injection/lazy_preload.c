@@ -2,8 +2,10 @@
  * libperfq-gl-lazy.so: what `perfq run` and `perfq stat` preload in place of libperfq-gl.so.
  * It exports the same names as the layer (the trampolines scripts/gen-gl-lazy-trampolines.py
  * writes from the built layer's exports, and dlopen), so the program's GL, EGL and GLX calls bind
- * to it exactly as they bound to the layer, but it holds no state, no constructor and almost no
- * relocations, and it needs no library but libc: a process that never calls one of those
+ * to it exactly as they bound to the layer, but it holds almost no state and relocations, and
+ * its one constructor copies a variable (exec_follow.c: the exec wrappers, which put perfq's
+ * environment back into a child's cleaned one), and it needs no library but libc: a process
+ * that never calls one of those
  * functions (a shell, a compiler under a build) no longer maps the layer and libperfq.so, nor
  * runs their relocations, constructors and the stat channel's attach (docs/gl-layer.md,
  * "Loaded at the first GL call").
@@ -134,6 +136,16 @@ void *perfq_gl_lazy_next(const char *name)
      * no GL library: every name then fell through to the layer's soname and GetProcAddress
      * lookups, past any interposer preloaded after the stub (test interposer-after-lazy). */
     __asm__ volatile("" : "+r"(p));
+    return p;
+}
+
+/* The next definition of name after the stub, for its exec wrappers (exec_follow.c). */
+__attribute__((visibility("hidden"))) void *perfq_gl_lazy_after_stub(const char *name);
+void *perfq_gl_lazy_after_stub(const char *name)
+{
+    pthread_once(&dl_once, resolve_dl);
+    void *p = real_dlsym(RTLD_NEXT, name);
+    __asm__ volatile("" : "+r"(p));   /* never a tail call: see perfq_gl_lazy_next */
     return p;
 }
 

@@ -1,0 +1,242 @@
+/*
+ * The exec and posix_spawn functions, in the GL layer's preload stub (libperfq-gl-lazy.so),
+ * which every process of a perfq run, stat or record loads: a child's environment that lacks
+ * what perfq injected (PERFQ_INJECTED: the layers in LD_PRELOAD and OPENCL_LAYERS, the stat
+ * channel...) gets it back, so that a child started with a cleaned environment (`env -i`,
+ * Python's subprocess with env=, a launcher that sanitises it) is measured as its siblings are
+ * (core/injected_env.h; docs/perfq-stat.md, "The channel").
+ *
+ * The stub keeps PERFQ_INJECTED from its process's environment at load (its constructor: the
+ * program may clear the environment before its exec, as `env -i` does), and looks up the
+ * functions it wraps then. Without it (a process not started by perfq) each wrapper calls the
+ * next definition at once. Each may run in the
+ * child of a vfork() or of a fork() in a threaded program: the new environment is built on the
+ * stack (sized for the names PERFQ_INJECTED holds: a few KiB; past 64 KiB the child runs with
+ * its environment as it is), with no allocator and no system call. The functions wrapped are
+ * those that take an environment or use environ: execve, execv, execvp, execvpe, execl, execle,
+ * execlp, fexecve, posix_spawn, posix_spawnp. Not system() and popen(), which pass environ as
+ * it is, and not a raw execve system call (Go's runtime).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/injected_env.h"
+
+#define EXEC_EXPORT __attribute__((visibility("default")))
+/* The most stack a child's environment takes: past it, exec with the environment as it is. */
+#define STACK_MOST (64u * 1024u)
+
+/* lazy_preload.c: the next definition of name after the stub (libc's, or a later
+ * interposer's), through glibc's own dlsym. */
+__attribute__((visibility("hidden"))) void *perfq_gl_lazy_after_stub(const char *name);
+
+static char injected[PERFQ_INJECTED_MAX];   /* "": perfq injected nothing */
+static void *next_execve, *next_execvpe, *next_fexecve, *next_posix_spawn, *next_posix_spawnp;
+
+/* The next definition of a wrapped function, looked up once. */
+static void *next(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = perfq_gl_lazy_after_stub(name);
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+#define NEXT(fn) ((__typeof__(&fn))next(&next_##fn, #fn))
+
+/* Where perfq injected something, the next definitions are looked up here, at load, and never
+ * in a wrapper: an exec from a signal handler (a crash reporter's) or from the child of a fork
+ * in a threaded program must not take the dynamic loader's lock. */
+__attribute__((constructor)) static void keep_injected(void)
+{
+    const char *s = getenv(PERFQ_INJECTED_ENV);
+    size_t n = s ? strlen(s) : 0;
+    if (!n || n >= sizeof(injected))
+        return;
+    memcpy(injected, s, n + 1);
+    (void)NEXT(execve);
+    (void)NEXT(execvpe);
+    (void)NEXT(fexecve);
+    (void)NEXT(posix_spawn);
+    (void)NEXT(posix_spawnp);
+}
+
+typedef int (*with_env_fn)(void *call, char *const *env);
+
+/* Calls fn with the child's environment: envp, or envp with what perfq injected put back. */
+static int with_child_env(char *const *envp, with_env_fn fn, void *call)
+{
+    size_t slots = 0, bytes = 0;
+    if (!injected[0] || perfq_injected_bounds(injected, envp, &slots, &bytes) != 0 ||
+        slots > STACK_MOST / sizeof(char *) || bytes > STACK_MOST - slots * sizeof(char *))
+        return fn(call, envp);
+    char *vec[slots];
+    char buf[bytes];
+    int fixed = perfq_injected_apply(injected, envp, vec, slots, buf, bytes) == 1;
+    return fn(call, fixed ? vec : envp);
+}
+
+struct exec_call {
+    const char *path;
+    char *const *argv;
+    int fd;
+};
+
+static int call_execve(void *c, char *const *env)
+{
+    struct exec_call *e = c;
+    int (*real)(const char *, char *const *, char *const *) = NEXT(execve);
+    return real ? real(e->path, e->argv, env) : (errno = ENOSYS, -1);
+}
+
+static int call_execvpe(void *c, char *const *env)
+{
+    struct exec_call *e = c;
+    int (*real)(const char *, char *const *, char *const *) = NEXT(execvpe);
+    return real ? real(e->path, e->argv, env) : (errno = ENOSYS, -1);
+}
+
+static int call_fexecve(void *c, char *const *env)
+{
+    struct exec_call *e = c;
+    int (*real)(int, char *const *, char *const *) = NEXT(fexecve);
+    return real ? real(e->fd, e->argv, env) : (errno = ENOSYS, -1);
+}
+
+EXEC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    struct exec_call e = {path, argv, -1};
+    return with_child_env(envp, call_execve, &e);
+}
+
+EXEC_EXPORT int execv(const char *path, char *const argv[])
+{
+    struct exec_call e = {path, argv, -1};
+    return with_child_env(environ, call_execve, &e);
+}
+
+EXEC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    struct exec_call e = {file, argv, -1};
+    return with_child_env(envp, call_execvpe, &e);
+}
+
+EXEC_EXPORT int execvp(const char *file, char *const argv[])
+{
+    struct exec_call e = {file, argv, -1};
+    return with_child_env(environ, call_execvpe, &e);
+}
+
+EXEC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    struct exec_call e = {NULL, argv, fd};
+    return with_child_env(envp, call_fexecve, &e);
+}
+
+/* The execl family: the arguments after arg0 up to the NULL, as a vector on the stack (as
+ * glibc's own execl does), then the v call; execle's environment follows the NULL. */
+static size_t count_args(va_list *ap)
+{
+    size_t n = 1;
+    while (va_arg(*ap, const char *))
+        n++;
+    return n;
+}
+
+static void collect_args(const char *arg0, va_list *ap, char **argv, size_t n)
+{
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(*ap, char *);
+    argv[n] = NULL;
+}
+
+EXEC_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap, count;
+    va_start(ap, arg0);
+    va_copy(count, ap);
+    size_t n = count_args(&count);
+    va_end(count);
+    char *argv[n + 1];
+    collect_args(arg0, &ap, argv, n);
+    va_end(ap);
+    return execv(path, argv);
+}
+
+EXEC_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap, count;
+    va_start(ap, arg0);
+    va_copy(count, ap);
+    size_t n = count_args(&count);
+    va_end(count);
+    char *argv[n + 1];
+    collect_args(arg0, &ap, argv, n);
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+EXEC_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap, count;
+    va_start(ap, arg0);
+    va_copy(count, ap);
+    size_t n = count_args(&count);
+    va_end(count);
+    char *argv[n + 1];
+    collect_args(arg0, &ap, argv, n);
+    (void)va_arg(ap, char *);   /* the NULL that ends the arguments */
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
+
+struct spawn_call {
+    pid_t *pid;
+    const char *path;
+    const posix_spawn_file_actions_t *actions;
+    const posix_spawnattr_t *attr;
+    char *const *argv;
+};
+
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                        const posix_spawnattr_t *, char *const *, char *const *);
+
+static int call_posix_spawn(void *c, char *const *env)
+{
+    struct spawn_call *s = c;
+    spawn_fn real = NEXT(posix_spawn);
+    return real ? real(s->pid, s->path, s->actions, s->attr, s->argv, env) : ENOSYS;
+}
+
+static int call_posix_spawnp(void *c, char *const *env)
+{
+    struct spawn_call *s = c;
+    spawn_fn real = NEXT(posix_spawnp);
+    return real ? real(s->pid, s->path, s->actions, s->attr, s->argv, env) : ENOSYS;
+}
+
+EXEC_EXPORT int posix_spawn(pid_t *pid, const char *path,
+                            const posix_spawn_file_actions_t *actions,
+                            const posix_spawnattr_t *attr, char *const argv[],
+                            char *const envp[])
+{
+    struct spawn_call s = {pid, path, actions, attr, argv};
+    return with_child_env(envp, call_posix_spawn, &s);
+}
+
+EXEC_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+                             const posix_spawn_file_actions_t *actions,
+                             const posix_spawnattr_t *attr, char *const argv[],
+                             char *const envp[])
+{
+    struct spawn_call s = {pid, file, actions, attr, argv};
+    return with_child_env(envp, call_posix_spawnp, &s);
+}
