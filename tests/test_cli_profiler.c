@@ -1029,6 +1029,9 @@ static void cl_commands_json(void **state)
     assert_non_null(j);
     const int64_t rounds = 7, bytes = 65536 * 4;
     assert_int_equal(get_int(j, "opencl.commands"), 7 * rounds);
+    /* One process, no GL context (until 2026-11-29 its OpenCL commands counted as one). */
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    assert_int_equal(get_int(j, "frames.contexts"), 0);
     const char *kernels[] = {"vadd", "scale", "saxpy"};
     for (int k = 0; k < 3; k++) {
         json_object *g = group(j, "opencl.by_kernel", kernels[k]);

@@ -262,7 +262,7 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         group_add(group_of(c->types, &c->n_types, type), r);
         if (r->name[0])
             group_add(group_of(c->kernels, &c->n_kernels, r->name), r);
-        note_context(c, r->pid, 0);
+        note_pid(c, r->pid);   /* a process, no GL context: frames.contexts counts GL's */
         break;
     }
     case PERFQ_STAT_GL_MEMORY:
