@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     }
     if (argc < at + 2 || strcmp(argv[at], "--") != 0) {
         fprintf(stderr, "usage: bench-stat-layers PERFQ ROUNDS [--only TAG,...] -- CMD [ARGS]\n"
-                "  TAG: run, --no-layers, default, --per-draw (bare always runs)\n");
+                "  TAG: run, --no-layers, default, --no-device, --per-draw (bare always runs)\n");
         return 2;
     }
     int rounds = atoi(argv[2]);
