@@ -79,6 +79,11 @@ static void perfqs_environment_kept_as_it_is(void **state)
     char *edited[] = {"HOME=/root", "OPENCL_LAYERS=/opt/perfq/libperfq-cl.so",
                       "PERFQ_INJECTED=" SPEC, NULL};
     assert_int_equal(perfq_injected_apply(SPEC, edited, out, 16, buf, sizeof(buf)), 0);
+    assert_true(perfq_injected_present(env));
+    assert_true(perfq_injected_present(edited));
+    char *without[] = {"HOME=/root", "PERFQ_INJECTED_NOT=1", "XPERFQ_INJECTED=1", NULL};
+    assert_false(perfq_injected_present(without));
+    assert_false(perfq_injected_present(NULL));
 }
 
 static void cleaned_environment_gets_it_back(void **state)

@@ -146,15 +146,21 @@ static char *prepended(const struct entry *e, const char *current, struct sink *
     return s->full ? NULL : start;
 }
 
+static const char self[] = PERFQ_INJECTED_ENV;
+
+int perfq_injected_present(char *const *envp)
+{
+    return envp && find(envp, self, sizeof(self) - 1) >= 0;
+}
+
 int perfq_injected_apply(const char *spec, char *const *envp, char **out, size_t out_cap,
                          char *buf, size_t buf_cap)
 {
     static char *const empty[] = {NULL};
+    if (perfq_injected_present(envp))
+        return 0;   /* the program's own edit of an environment perfq's: left as it is */
     if (!envp)
         envp = empty;
-    static const char self[] = PERFQ_INJECTED_ENV;
-    if (find(envp, self, sizeof(self) - 1) >= 0)
-        return 0;   /* the program's own edit of an environment perfq's: left as it is */
     size_t n = 0;
     while (envp[n])
         n++;

@@ -49,6 +49,10 @@ int perfq_injected_append(char *spec, size_t cap, const char *name, int prepend,
 int perfq_injected_apply(const char *spec, char *const *envp, char **out, size_t out_cap,
                          char *buf, size_t buf_cap);
 
+/* Does envp (NULL: empty) hold PERFQ_INJECTED? Then perfq_injected_apply leaves it as it is,
+ * and a caller need not size anything for it. */
+int perfq_injected_present(char *const *envp);
+
 /* Room enough for perfq_injected_apply of spec on envp: *slots pointers, *bytes bytes (both
  * small: the names spec names and its values). 0; -1 where spec is malformed. */
 int perfq_injected_bounds(const char *spec, char *const *envp, size_t *slots, size_t *bytes);

@@ -73,7 +73,8 @@ typedef int (*with_env_fn)(void *call, char *const *env);
 static int with_child_env(char *const *envp, with_env_fn fn, void *call)
 {
     size_t slots = 0, bytes = 0;
-    if (!injected[0] || perfq_injected_bounds(injected, envp, &slots, &bytes) != 0 ||
+    if (!injected[0] || perfq_injected_present(envp) ||
+        perfq_injected_bounds(injected, envp, &slots, &bytes) != 0 ||
         slots > STACK_MOST / sizeof(char *) || bytes > STACK_MOST - slots * sizeof(char *))
         return fn(call, envp);
     char *vec[slots];
