@@ -85,6 +85,10 @@ static double median(double *v, int n)
 
 static int measure(int rounds)
 {
+    if (rounds < 1 || rounds > MAX_ROUNDS) {
+        fprintf(stderr, "bench-exec-follow: ROUNDS is 1 to %d\n", MAX_ROUNDS);
+        return 2;
+    }
     void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
     spawn_fn raw = libc ? (spawn_fn)dlsym(libc, "posix_spawn") : NULL;
     spawn_fn wrapped = (spawn_fn)dlsym(RTLD_DEFAULT, "posix_spawn");
@@ -123,7 +127,7 @@ static int measure(int rounds)
     printf("  the stub's, perfq's variables put back      %8.1f us   ratio %.3f\n", clean_m,
            clean_m / raw_m);
     const char *spec = getenv("PERFQ_INJECTED");
-    double w_kept[MAX_ROUNDS], w_clean[MAX_ROUNDS];
+    double w_kept[MAX_ROUNDS] = {0}, w_clean[MAX_ROUNDS] = {0};
     for (int r = 0; r < rounds; r++) {
         w_kept[r] = work_ns(spec, environ);
         w_clean[r] = work_ns(spec, clean);

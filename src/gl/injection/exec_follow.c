@@ -9,10 +9,12 @@
  * The stub keeps PERFQ_INJECTED from its process's environment at load (its constructor: the
  * program may clear the environment before its exec, as `env -i` does), and looks up the
  * functions it wraps then. Without it (a process not started by perfq) each wrapper calls the
- * next definition at once. Each may run in the
- * child of a vfork() or of a fork() in a threaded program: the new environment is built on the
- * stack (sized for the names PERFQ_INJECTED holds: a few KiB; past 64 KiB the child runs with
- * its environment as it is), with no allocator and no system call. The functions wrapped are
+ * next definition at once; so it does where the child's environment still holds PERFQ_INJECTED
+ * (the program's own edit of perfq's environment: injected_env.h). Each may run in the child
+ * of a vfork() or of a fork() in a threaded program, or in a signal handler: the new
+ * environment is built on the stack (sized for the names PERFQ_INJECTED holds: a few KiB; past
+ * 64 KiB the child runs with its environment as it is), with no allocator, no system call and
+ * no loader call. The functions wrapped are
  * those that take an environment or use environ: execve, execv, execvp, execvpe, execl, execle,
  * execlp, fexecve, posix_spawn, posix_spawnp. Not system() and popen(), which pass environ as
  * it is, and not a raw execve system call (Go's runtime).
