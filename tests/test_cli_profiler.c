@@ -94,12 +94,40 @@ static pid_t vfork_execve(const char *path, char *const *argv, char *const *env)
     return pid;
 }
 
+/* In a forked child: execs `prog 10` with env through the function how names; those that take
+ * no environment get environ replaced by env first, as `env -i` does. Returns where that
+ * failed. */
+static void exec_by(const char *how, const char *prog, char *const *argv, char **env)
+{
+    if (strcmp(how, "execve") == 0) {
+        execve(prog, argv, env);
+    } else if (strcmp(how, "execvpe") == 0) {
+        execvpe(prog, argv, env);
+    } else if (strcmp(how, "execle") == 0) {
+        execle(prog, prog, "10", (char *)NULL, env);
+    } else if (strcmp(how, "fexecve") == 0) {
+        int fd = open(prog, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            fexecve(fd, argv, env);
+    } else {
+        environ = env;
+        if (strcmp(how, "execv") == 0)
+            execv(prog, argv);
+        else if (strcmp(how, "execvp") == 0)
+            execvp(prog, argv);
+        else if (strcmp(how, "execl") == 0)
+            execl(prog, prog, "10", (char *)NULL);
+        else if (strcmp(how, "execlp") == 0)
+            execlp(prog, prog, "10", (char *)NULL);
+    }
+}
+
 /* --cleaned-env-HOW PROG: runs `PROG 10` with an environment cleaned of perfq's variables
  * (LD_PRELOAD, OPENCL_LAYERS, OCL_ICD_*, PERFQ_*; the others kept, a sanitizer's options among
- * them), as `env -i`, Python's subprocess with env= and launchers start children. HOW: execve
- * (fork, then execve with that environment), vfork (vfork, then execve: Python's subprocess),
- * spawn (posix_spawn: Python's subprocess with close_fds=False), execvp (fork, environ set to
- * it, then execvp: `env -i`). 0; 1 when PROG failed or HOW is unknown. */
+ * them), as `env -i`, Python's subprocess with env= and launchers start children. HOW: spawn
+ * and spawnp (posix_spawn, posix_spawnp: Python's subprocess with close_fds=False), vfork
+ * (vfork, then execve: Python's subprocess), or one of the exec functions after a fork
+ * (exec_by). 0; 1 when PROG failed or HOW is unknown. */
 static int spawn_cleaned_env(const char *how, const char *prog)
 {
     size_t n = 0, k = 0;
@@ -113,18 +141,18 @@ static int spawn_cleaned_env(const char *how, const char *prog)
             env[k++] = environ[i];
     char *const argv[] = {(char *)prog, "10", NULL};
     pid_t pid = -1;
-    if (strcmp(how, "spawn") == 0) {
-        if (posix_spawn(&pid, prog, NULL, NULL, argv, env) != 0)
+    if (strcmp(how, "spawn") == 0 || strcmp(how, "spawnp") == 0) {
+        int (*spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                     const posix_spawnattr_t *, char *const *, char *const *) =
+            strcmp(how, "spawn") == 0 ? posix_spawn : posix_spawnp;
+        if (spawn(&pid, prog, NULL, NULL, argv, env) != 0)
             pid = -1;
     } else if (strcmp(how, "vfork") == 0) {
         pid = vfork_execve(prog, argv, env);
-    } else if (strcmp(how, "execve") == 0 || strcmp(how, "execvp") == 0) {
+    } else {
         pid = fork();
         if (pid == 0) {
-            if (strcmp(how, "execve") == 0)
-                execve(prog, argv, env);
-            environ = env;
-            execvp(prog, argv);
+            exec_by(how, prog, argv, env);
             _exit(127);
         }
     }
@@ -935,18 +963,24 @@ static void child_that_may_not_open_perfqs_fds(void **state)
     assert_child_followed("--isolated", 1);
 }
 
-/* Children started with an environment cleaned of perfq's variables, four ways: the GL layer's
- * preload stub, in the parent, puts them back into the child's environment (its exec and
- * posix_spawn wrappers: src/gl/injection/exec_follow.c), and the child is measured. Before:
- * nothing from it ("0 loaded", no frames). */
+/* Children started with an environment cleaned of perfq's variables, through each function
+ * the GL layer's preload stub wraps (src/gl/injection/exec_follow.c), in the parent: it puts
+ * them back into the child's environment, and the child is measured. Before: nothing from it
+ * ("0 loaded", no frames). */
 static void child_with_cleaned_env(void **state)
 {
     (void)state;
 #if defined(__x86_64__)
-    assert_child_followed("--cleaned-env-execve", 0);
-    assert_child_followed("--cleaned-env-vfork", 0);
-    assert_child_followed("--cleaned-env-spawn", 0);
-    assert_child_followed("--cleaned-env-execvp", 0);
+    static const char *const modes[] = {
+        "--cleaned-env-execve", "--cleaned-env-execvpe", "--cleaned-env-execle",
+        "--cleaned-env-fexecve", "--cleaned-env-execv", "--cleaned-env-execvp",
+        "--cleaned-env-execl", "--cleaned-env-execlp", "--cleaned-env-vfork",
+        "--cleaned-env-spawn", "--cleaned-env-spawnp",
+    };
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        print_message("%s\n", modes[i]);
+        assert_child_followed(modes[i], 0);
+    }
 #else
     skip();   /* the stub, which holds the wrappers, is built for x86-64 only */
 #endif

@@ -142,63 +142,69 @@ EXEC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     return with_child_env(envp, call_fexecve, &e);
 }
 
-/* The execl family: the arguments after arg0 up to the NULL, as a vector on the stack (as
- * glibc's own execl does), then the v call; execle's environment follows the NULL. */
-static size_t count_args(va_list *ap)
-{
-    size_t n = 1;
-    while (va_arg(*ap, const char *))
-        n++;
-    return n;
-}
+/* The execl family: the arguments from arg0 up to the NULL as a vector on the stack (as
+ * glibc's own execl makes it), handed to the v call; execle's environment follows the NULL. */
+typedef int (*with_args_fn)(const char *path, char *const *argv, va_list *ap);
 
-static void collect_args(const char *arg0, va_list *ap, char **argv, size_t n)
+static int with_arg_vector(const char *path, const char *arg0, va_list *ap, with_args_fn fn)
 {
+    va_list count;
+    va_copy(count, *ap);
+    size_t n = 1;
+    while (va_arg(count, const char *))
+        n++;
+    va_end(count);
+    char *argv[n + 1];
     argv[0] = (char *)arg0;
     for (size_t i = 1; i < n; i++)
         argv[i] = va_arg(*ap, char *);
     argv[n] = NULL;
+    return fn(path, argv, ap);
+}
+
+static int call_execv(const char *path, char *const *argv, va_list *ap)
+{
+    (void)ap;
+    return execv(path, argv);
+}
+
+static int call_execvp(const char *file, char *const *argv, va_list *ap)
+{
+    (void)ap;
+    return execvp(file, argv);
+}
+
+static int call_execle(const char *path, char *const *argv, va_list *ap)
+{
+    (void)va_arg(*ap, char *);   /* the NULL that ends the arguments */
+    return execve(path, argv, va_arg(*ap, char *const *));
 }
 
 EXEC_EXPORT int execl(const char *path, const char *arg0, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg0);
-    va_copy(count, ap);
-    size_t n = count_args(&count);
-    va_end(count);
-    char *argv[n + 1];
-    collect_args(arg0, &ap, argv, n);
+    int rc = with_arg_vector(path, arg0, &ap, call_execv);
     va_end(ap);
-    return execv(path, argv);
+    return rc;
 }
 
 EXEC_EXPORT int execlp(const char *file, const char *arg0, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg0);
-    va_copy(count, ap);
-    size_t n = count_args(&count);
-    va_end(count);
-    char *argv[n + 1];
-    collect_args(arg0, &ap, argv, n);
+    int rc = with_arg_vector(file, arg0, &ap, call_execvp);
     va_end(ap);
-    return execvp(file, argv);
+    return rc;
 }
 
 EXEC_EXPORT int execle(const char *path, const char *arg0, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg0);
-    va_copy(count, ap);
-    size_t n = count_args(&count);
-    va_end(count);
-    char *argv[n + 1];
-    collect_args(arg0, &ap, argv, n);
-    (void)va_arg(ap, char *);   /* the NULL that ends the arguments */
-    char *const *envp = va_arg(ap, char *const *);
+    int rc = with_arg_vector(path, arg0, &ap, call_execle);
     va_end(ap);
-    return execve(path, argv, envp);
+    return rc;
 }
 
 struct spawn_call {
