@@ -132,6 +132,25 @@ if p:
 child.kill()
 child.wait()
 
+# A port in use: perfq's own message alone (libmicrohttpd's said "port 0"), exit 2.
+p, port = start([])
+if p:
+    r = subprocess.run([PERFQ, "serve", "--listen", "127.0.0.1:%d" % port], capture_output=True,
+                       timeout=60)
+    err = r.stderr.decode()
+    check(r.returncode == 2 and err == "perfq serve: cannot listen on 127.0.0.1:%d (in use, or "
+          "not an address of this machine)\n" % port,
+          "port in use: exit %d, %r" % (r.returncode, err))
+    stop(p, signal.SIGTERM)
+
+# A process that does not exist is named as such.
+gone = subprocess.Popen(["true"])
+gone.wait()
+r = subprocess.run([PERFQ, "serve", "--listen", "127.0.0.1:0", "-p", str(gone.pid)],
+                   capture_output=True, timeout=60)
+check(r.returncode == 2 and r.stderr.decode() == "perfq serve: no process %d\n" % gone.pid,
+      "-p of a process gone: exit %d, %r" % (r.returncode, r.stderr))
+
 for bad in (["--listen", "nonsense"], ["--listen", "127.0.0.1:99999"], ["-I", "5"],
             ["--frobnicate"]):
     r = subprocess.run([PERFQ, "serve"] + bad, capture_output=True, timeout=60)

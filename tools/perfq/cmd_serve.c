@@ -35,6 +35,8 @@ int cmd_serve(int argc, char **argv)
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -79,6 +81,24 @@ static int load_microhttpd(void)
     MHD_FUNCTIONS(MHD_LOAD)
 #undef MHD_LOAD
     return 0;
+}
+
+/* libmicrohttpd's own messages, once it listens (a request it cannot serve, say), prefixed as
+ * perfq's; before that, none: its text for a port in use names the port of the socket address
+ * it was given as 0, and perfq says what failed itself. */
+static atomic_int mhd_listening;
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    if (!atomic_load(&mhd_listening))
+        return;
+    char line[512];
+    vsnprintf(line, sizeof(line), fmt, ap);
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    fprintf(stderr, "perfq serve: libmicrohttpd: %s\n", line);
 }
 
 struct target {
@@ -388,8 +408,13 @@ int cmd_serve(int argc, char **argv)
     uint64_t samples = 0, errors = 0;
     if (!targets || !series || !values)
         goto out;
-    for (size_t i = 0; i < o.n_pids; i++)
+    for (size_t i = 0; i < o.n_pids; i++) {
         targets[i].pid = o.pids[i];
+        if (kill((pid_t)o.pids[i], 0) != 0 && errno == ESRCH) {
+            fprintf(stderr, "perfq serve: no process %d\n", o.pids[i]);
+            goto out;
+        }
+    }
     if (setup(pq, &o, targets, n_targets, series, &n_series) != 0)
         goto out;
     sample(&srv, targets, n_targets, series, values, n_series, &samples, &errors);
@@ -407,12 +432,14 @@ int cmd_serve(int argc, char **argv)
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                          MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "perfq serve: cannot listen on %s (in use, or not an address of this "
                 "machine)\n", o.listen);
         goto out;
     }
+    atomic_store(&mhd_listening, 1);
     const union MHD_DaemonInfo *info = mhd.MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     char shown[96];
     snprintf(shown, sizeof(shown), "%.*s:%u", (int)(strrchr(o.listen, ':') - o.listen),
