@@ -4,6 +4,11 @@
  * LD_PRELOAD=libperfq-gl.so, the layer's dlopen redirection must put GL_ANGLE_timer_query in
  * front of it, and load no GL library besides the one it opened (libGL, libOpenGL, libGLESv2
  * stay out of its maps). Exit 0: it works; 1: it does not; 77: no EGL here.
+ * --global: as PyOpenGL and other ctypes programs do, libEGL and the GL library (libOpenGL, or
+ * libGLESv2 with --gles) opened RTLD_GLOBAL, glGetError and glFinish taken from the GL library's
+ * handle: the layer's proxies must not put the layer into the global scope, where its lookup of
+ * the driver's functions found its own (a hang in the table's resolution, or glGetError calling
+ * itself until the stack ended).
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -33,10 +38,13 @@ int main(int argc, char **argv)
                         : 0;
     /* --deepbind: as programs that isolate their libraries' symbols do (issue 13): libEGL and
      * what it loads resolve their own symbols first, before the layer's preloaded wrappers. */
-    int deepbind = 0;
-    for (int i = 1; i < argc; i++)
+    int deepbind = 0, global = 0;
+    for (int i = 1; i < argc; i++) {
         deepbind |= strcmp(argv[i], "--deepbind") == 0;
-    void *egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL | (deepbind ? RTLD_DEEPBIND : 0));
+        global |= strcmp(argv[i], "--global") == 0;
+    }
+    void *egl = dlopen("libEGL.so.1", RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL) |
+                                          (deepbind ? RTLD_DEEPBIND : 0));
     if (!egl) {
         fprintf(stderr, "no libEGL.so.1: skipping\n");
         return 77;
@@ -123,6 +131,23 @@ int main(int argc, char **argv)
     printf("timestamp %llu\n", (unsigned long long)t);
     if (t == 0)
         return 1;
+    if (global) {
+        const char *lib = kind == 2 ? "libGLESv2.so.2" : "libOpenGL.so.0";
+        void *gl = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+        PFNGLGETERRORPROC getError = gl ? (PFNGLGETERRORPROC)dlsym(gl, "glGetError") : NULL;
+        PFNGLFINISHPROC finish = gl ? (PFNGLFINISHPROC)dlsym(gl, "glFinish") : NULL;
+        if (!getError || !finish) {
+            fprintf(stderr, "FAIL: %s or its glGetError, glFinish missing\n", lib);
+            return 1;
+        }
+        finish();
+        GLenum err = getError();
+        if (err != GL_NO_ERROR) {
+            fprintf(stderr, "FAIL: glGetError 0x%x\n", (unsigned)err);
+            return 1;
+        }
+        printf("%s opened RTLD_GLOBAL: glFinish, glGetError GL_NO_ERROR\n", lib);
+    }
     /* The program opened libEGL only: the layer's answer to that dlopen loads no other GL
      * library (one proxy per library). */
     FILE *maps = fopen("/proc/self/maps", "r");
@@ -131,8 +156,8 @@ int main(int argc, char **argv)
     char line[4096];
     int others = 0;
     while (fgets(line, sizeof line, maps))
-        if (strstr(line, "/libGL.so") || strstr(line, "/libOpenGL.so") ||
-            strstr(line, "/libGLESv2.so")) {
+        if (strstr(line, "/libGL.so") || (!global && (strstr(line, "/libOpenGL.so") ||
+                                                      strstr(line, "/libGLESv2.so")))) {
             fprintf(stderr, "FAIL: a GL library the program did not open is loaded: %s", line);
             others = 1;
             break;

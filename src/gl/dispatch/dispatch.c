@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 struct perfq_gl_dispatch perfq_gl_real_table;
@@ -36,8 +37,38 @@ static next_fn lazy_next;
 static int stub_loaded;
 static pthread_once_t real_dl_once = PTHREAD_ONCE_INIT;
 
+/* The layer's own address range: a lookup that lands in it found the layer's wrapper, not the
+ * driver (the layer in the global scope after the stub: see proxy_handle in layer_dlopen.c),
+ * and calling it as the driver's would call the layer again, forever. */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        lo = start < lo ? start : lo;
+        hi = end > hi ? end : hi;
+    }
+    if (me < lo || me >= hi)
+        return 0;
+    self_lo = lo;
+    self_hi = hi;
+    return 1;
+}
+
+static int in_self(const void *p)
+{
+    return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+}
+
 static void resolve_dl(void)
 {
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
     static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", NULL};
     for (int i = 0; versions[i] && !real_dlsym_ptr; i++)
         real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
@@ -168,7 +199,7 @@ static void *resolve_unlocked(const char *name)
     void *p = lazy_next ? lazy_next(name) : NULL;
     if (!p && !stub_loaded)
         p = perfq_gl_real_dlsym(RTLD_NEXT, name);
-    if (p)
+    if (p && !in_self(p))
         return p;
     struct soname *list = gl_sonames;
     if (strncmp(name, "egl", 3) == 0)

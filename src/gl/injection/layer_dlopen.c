@@ -11,6 +11,9 @@
  * break RTLD_NEXT for the interposers after the layer). Where the proxy is missing, the
  * program gets the real library's handle (the layer is then bypassed for what it dlsyms).
  *
+ * A program's RTLD_GLOBAL applies to the real library only; the proxy is opened RTLD_LOCAL, so
+ * the layer never joins the global scope (proxy_handle).
+ *
  * Only the program-facing sonames are redirected (libGL, libEGL, libGLESv2, libOpenGL); glvnd's
  * own loads of vendor libraries (libEGL_mesa.so.0, libGLX_nvidia.so.0) pass through untouched.
  */
@@ -38,7 +41,12 @@ static void *proxy_handle(const char *proxy, int flags)
         return NULL;
     memcpy(path, info.dli_fname, dir);
     memcpy(path + dir, proxy, len);
-    return perfq_gl_real_dlopen(path, flags & ~RTLD_NOLOAD);
+    /* Never RTLD_GLOBAL, whatever the program asked (the real library above has its flags):
+     * the proxy's first dependency is the layer, which would then join the global scope, where
+     * the stub looks the driver's functions up after itself (lazy_preload.c) and found the
+     * layer's own instead: the table's resolution waited for itself, glGetError called itself
+     * (PyOpenGL's ctypes.CDLL("libGL.so.1", RTLD_GLOBAL); test dlopen-global-*). */
+    return perfq_gl_real_dlopen(path, flags & ~(RTLD_NOLOAD | RTLD_GLOBAL));
 }
 
 PERFQ_GL_EXPORT void *dlopen(const char *file, int flags)
