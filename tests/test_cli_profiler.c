@@ -489,6 +489,29 @@ static void gl_threads_frames_draws(void **state)
     free(report);
 }
 
+/* A display list under --per-draw (threads_frames_app.c's `list`: 2 threads x 20 frames, each
+ * replaying a GL_COMPILE list of 2 draws inside the program's own GL_PRIMITIVES_GENERATED
+ * query). The layer's per-draw query calls were compiled into the list at glNewList and replayed
+ * by every glCallList: the program's query read 0 (it exits 1 then) and the frames' vertices
+ * went wrong. Now: the program's query exact, every frame with 12 vertices, and the draws in
+ * the list neither counted at their compilation nor seen at their replay (documented). */
+static void gl_display_list_per_draw(void **state)
+{
+    (void)state;
+    enum { THREADS = 2, FRAMES = 20, DRAWS = 2 };
+    char *report;
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", threads_path, "2", "20",
+                                        "2", "list", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_threads_frames(j, THREADS, FRAMES, DRAWS);
+    assert_int_equal(get_int(j, "draws.count"), 0);
+    assert_int_equal(get_int(j, "draws.per_frame.max"), 0);
+    json_object_put(j);
+    free(report);
+}
+
 /* CMD exited 77: this machine's driver lacks a piece it needs (`lacking` says which). A skip off
  * CI, where a driver may lack it; in CI (llvmpipe and PoCL, which have every such piece) a
  * failure. */
@@ -1208,6 +1231,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_frames_query_path),
         cmocka_unit_test(gl_glx_frames),
         cmocka_unit_test(gl_threads_frames_draws),
+        cmocka_unit_test(gl_display_list_per_draw),
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),

@@ -8,11 +8,14 @@
  * that their swaps interleave. It links only libEGL and gets every GL function through
  * eglGetProcAddress. SWAP `damage` ends frame f with eglSwapBuffers, eglSwapBuffersWithDamageKHR
  * and eglSwapBuffersWithDamageEXT in turn (f % 3; one 16x16 damage rectangle), as toolkits
- * that present with damage do; `swap` (the default) with eglSwapBuffers only. Exit 0; 1 on a
- * GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or (`damage`) a driver
- * without the two damage swaps.
+ * that present with damage do; `swap` (the default) with eglSwapBuffers only. `list`: the
+ * DRAWS draws are compiled into a display list (GL_COMPILE) before the frames, and each frame
+ * replays it with glCallList inside the program's own GL_PRIMITIVES_GENERATED query, which must
+ * read 2 * DRAWS (1 otherwise: the layer's calls at a draw must not be compiled into the list).
+ * Exit 0; 1 on a GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or
+ * (`damage`) a driver without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage]]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,11 +25,20 @@
 #include "gl_test.h"
 
 typedef void (*t_vertexpointer)(GLint, GLenum, GLsizei, const void *);
+typedef GLuint (*t_genlists)(GLsizei);
+typedef void (*t_newlist)(GLuint, GLenum);
+typedef void (*t_endlist)(void);
+typedef void (*t_calllist)(GLuint);
+typedef void (*t_genqueries)(GLsizei, GLuint *);
+typedef void (*t_beginquery)(GLenum, GLuint);
+typedef void (*t_endquery)(GLenum);
+typedef void (*t_getqueryobjectuiv)(GLuint, GLenum, GLuint *);
 
 static struct {
     EGLDisplay dpy;
     EGLConfig config;
     int frames, draws;
+    int list;                                             /* SWAP `list` */
     PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
     PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
@@ -65,19 +77,53 @@ static void *render(void *p)
     t_vertexpointer vertex_pointer = (t_vertexpointer)eglGetProcAddress("glVertexPointer");
     t_drawarrays draw_arrays = (t_drawarrays)eglGetProcAddress("glDrawArrays");
     t_geterror get_error = (t_geterror)eglGetProcAddress("glGetError");
+    t_genlists gen_lists = (t_genlists)eglGetProcAddress("glGenLists");
+    t_newlist new_list = (t_newlist)eglGetProcAddress("glNewList");
+    t_endlist end_list = (t_endlist)eglGetProcAddress("glEndList");
+    t_calllist call_list = (t_calllist)eglGetProcAddress("glCallList");
+    t_genqueries gen_queries = (t_genqueries)eglGetProcAddress("glGenQueries");
+    t_beginquery begin_query = (t_beginquery)eglGetProcAddress("glBeginQuery");
+    t_endquery end_query = (t_endquery)eglGetProcAddress("glEndQuery");
+    t_getqueryobjectuiv query_result =
+        (t_getqueryobjectuiv)eglGetProcAddress("glGetQueryObjectuiv");
     if (!w->failed && (!clear || !enable_client_state || !vertex_pointer || !draw_arrays ||
                        !get_error))
         w->failed = "a GL entry point";
+    if (!w->failed && app.list && (!gen_lists || !new_list || !end_list || !call_list ||
+                                   !gen_queries || !begin_query || !end_query || !query_result))
+        w->failed = "a display list or query entry point";
     /* Every thread reaches the barrier, failed or not, so that none waits for ever. */
     pthread_barrier_wait(&app.start);
     if (!w->failed) {
         static const float quad[12] = {-1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1};
         enable_client_state(GL_VERTEX_ARRAY);
         vertex_pointer(2, GL_FLOAT, 0, quad);
-        for (int f = 0; f < app.frames && !w->failed; f++) {
-            clear(GL_COLOR_BUFFER_BIT);
+        GLuint list = 0, query = 0;
+        if (app.list) {
+            list = gen_lists(1);
+            gen_queries(1, &query);
+            new_list(list, GL_COMPILE);   /* the vertices are copied into the list */
             for (int d = 0; d < app.draws; d++)
                 draw_arrays(GL_TRIANGLES, 0, 6);
+            end_list();
+        }
+        for (int f = 0; f < app.frames && !w->failed; f++) {
+            clear(GL_COLOR_BUFFER_BIT);
+            if (app.list) {
+                GLuint primitives = 0;
+                begin_query(GL_PRIMITIVES_GENERATED, query);
+                call_list(list);
+                end_query(GL_PRIMITIVES_GENERATED);
+                query_result(query, GL_QUERY_RESULT, &primitives);
+                if (primitives != (GLuint)(2 * app.draws)) {
+                    fprintf(stderr, "frame %d: the program's query read %u primitives, not %d\n",
+                            f, primitives, 2 * app.draws);
+                    w->failed = "the program's own query around glCallList";
+                }
+            } else {
+                for (int d = 0; d < app.draws; d++)
+                    draw_arrays(GL_TRIANGLES, 0, 6);
+            }
             if (!swap(surf, f))
                 w->failed = "a swap";
         }
@@ -101,9 +147,11 @@ int main(int argc, char **argv)
     app.draws = argc > 3 ? atoi(argv[3]) : 2;
     const char *swaps = argc > 4 ? argv[4] : "swap";
     int damage = strcmp(swaps, "damage") == 0;
+    app.list = strcmp(swaps, "list") == 0;
     if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
-        (!damage && strcmp(swaps, "swap") != 0)) {
-        fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS [swap|damage]]]]\n");
+        (!damage && !app.list && strcmp(swaps, "swap") != 0)) {
+        fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS "
+                "[swap|damage|list]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);

@@ -248,6 +248,8 @@ void perfq_gl_object_repeat_forget(struct perfq_gl_context *pub)
 
 void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)
 {
+    if (c->compiling_list)
+        return;   /* compiled, not (only) run: see compiling_list */
     int n = perfq_gl_frontend_count();
     for (int i = 0; i < n; i++) {
         const struct perfq_gl_observers *o = frontends[i]->observers;
@@ -259,7 +261,7 @@ void perfq_gl_observe_draw(struct perfq_gl_ctx *c, const char *function)
 void perfq_gl_observe_draw_begin(const char *function)
 {
     struct perfq_gl_ctx *c = perfq_gl_active_context();
-    if (!c)
+    if (!c || c->compiling_list)
         return;
     int n = perfq_gl_frontend_count();
     for (int i = 0; i < n; i++) {
@@ -271,6 +273,8 @@ void perfq_gl_observe_draw_begin(const char *function)
 
 void perfq_gl_observe_clear(struct perfq_gl_ctx *c, GLbitfield mask)
 {
+    if (c->compiling_list)
+        return;
     int n = perfq_gl_frontend_count();
     for (int i = 0; i < n; i++) {
         const struct perfq_gl_observers *o = frontends[i]->observers;

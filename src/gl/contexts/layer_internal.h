@@ -121,6 +121,14 @@ struct perfq_gl_ctx {
      * Mesa may hold vertices in its immediate-mode buffer, which glQueryCounter does not flush,
      * so a stamp point flushes first (timer_points.c). Written by the context's thread only. */
     int immediate_mode_seen;
+    /* A display list is being compiled (glNewList to glEndList, layer_immediate.c): the mode
+     * (GL_COMPILE or GL_COMPILE_AND_EXECUTE), 0 otherwise. The layer's own calls at a draw
+     * (--per-draw's queries) would be compiled into the list and replayed by each glCallList,
+     * so draws and clears are not observed meanwhile; under GL_COMPILE they do not run, and
+     * draw_calls is put back at glEndList to what it was at glNewList. Written by the
+     * context's thread only. */
+    GLenum compiling_list;
+    unsigned long long draw_calls_at_new_list;
 
     /* services */
     struct perfq_gl_vq_state *vq;

@@ -41,6 +41,8 @@ typedef void (*perfq_PFNGLRECTIVPROC)(const GLint *, const GLint *);
 typedef void (*perfq_PFNGLRECTSVPROC)(const GLshort *, const GLshort *);
 typedef void (*perfq_PFNGLCALLLISTPROC)(GLuint);
 typedef void (*perfq_PFNGLCALLLISTSPROC)(GLsizei, GLenum, const void *);
+typedef void (*perfq_PFNGLNEWLISTPROC)(GLuint, GLenum);
+typedef void (*perfq_PFNGLENDLISTPROC)(void);
 typedef void (*perfq_PFNGLFINISHPROC)(void);
 typedef void (*perfq_PFNGLDRAWARRAYSPROC)(GLenum, GLint, GLsizei);
 typedef void (*perfq_PFNGLCLEARPROC)(GLbitfield);
@@ -281,6 +283,9 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     L(perfq_PFNGLRECTSVPROC, glRectsv) \
     L(perfq_PFNGLCALLLISTPROC, glCallList) \
     L(perfq_PFNGLCALLLISTSPROC, glCallLists) \
+    /* display lists compiled: draws and clears in them are not observed (layer_immediate.c) */ \
+    L(perfq_PFNGLNEWLISTPROC, glNewList) \
+    L(perfq_PFNGLENDLISTPROC, glEndList) \
     /* draws (counted, observed) */ \
     W(perfq_PFNGLDRAWARRAYSPROC, glDrawArrays) \
     W(perfq_PFNGLDRAWELEMENTSPROC, glDrawElements) \

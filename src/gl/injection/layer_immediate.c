@@ -6,6 +6,13 @@
  * that used any of these gets a flush before each stamp point (timer_points.c); one that never
  * did is spared that second, empty batch a frame. The note costs a thread-local load and a
  * store; the call is forwarded unchanged.
+ *
+ * glNewList and glEndList are wrapped to note that a display list is being compiled
+ * (compiling_list, layer_internal.h): what the layer calls at a draw then (--per-draw's query
+ * begin and end) would be compiled into the list and replayed at every glCallList, breaking the
+ * program's own queries and the frame's statistics; and a draw under GL_COMPILE does not run.
+ * Draws replayed by glCallList are not seen (as glMultiDraw*); the frame's statistics count
+ * their vertices.
  */
 #include "gl/contexts/layer_internal.h"
 
@@ -49,4 +56,33 @@ PERFQ_GL_EXPORT void glCallList(GLuint list) { IMMEDIATE(glCallList, list); }
 PERFQ_GL_EXPORT void glCallLists(GLsizei n, GLenum type, const void *lists)
 {
     IMMEDIATE(glCallLists, n, type, lists);
+}
+
+PERFQ_GL_EXPORT void glNewList(GLuint list, GLenum mode)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    __typeof__(perfq_gl_real_table.glNewList) real_fn = PERFQ_GL_WRAPPED_REAL(glNewList);
+    if (real_fn)
+        real_fn(list, mode);
+    /* Only a call that can start a list: list 0 and other modes are errors, and a glNewList
+     * while compiling is one too (INVALID_OPERATION): the list open stays the one noted. */
+    if (c && !c->compiling_list && list != 0 &&
+        (mode == GL_COMPILE || mode == GL_COMPILE_AND_EXECUTE)) {
+        c->compiling_list = mode;
+        c->draw_calls_at_new_list = atomic_load_explicit(&c->draw_calls, memory_order_relaxed);
+    }
+}
+
+PERFQ_GL_EXPORT void glEndList(void)
+{
+    struct perfq_gl_ctx *c = perfq_gl_active_context();
+    __typeof__(perfq_gl_real_table.glEndList) real_fn = PERFQ_GL_WRAPPED_REAL(glEndList);
+    if (real_fn)
+        real_fn();
+    if (c && c->compiling_list) {
+        if (c->compiling_list == GL_COMPILE)   /* its draws were compiled, none ran */
+            atomic_store_explicit(&c->draw_calls, c->draw_calls_at_new_list,
+                                  memory_order_relaxed);
+        c->compiling_list = 0;
+    }
 }
