@@ -512,6 +512,27 @@ static void gl_display_list_per_draw(void **state)
     free(report);
 }
 
+/* A program that draws and never swaps (threads_frames_app.c's `none`: 1 thread, 5 rounds of
+ * 2 draws and a glFinish) under --per-draw: its 10 draws counted, no frame, and its process
+ * among those whose records arrived (it read 0 when only frames and OpenCL commands noted
+ * theirs). */
+static void gl_draws_without_frames(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", threads_path, "1", "5", "2",
+                                        "none", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 0);
+    assert_int_equal(get_int(j, "draws.count"), 10);
+    assert_int_equal(get_int(j, "draws.with_vertices"), 10);
+    assert_int_equal(get_int(j, "channel.processes"), 1);
+    json_object_put(j);
+    free(report);
+}
+
 /* CMD exited 77: this machine's driver lacks a piece it needs (`lacking` says which). A skip off
  * CI, where a driver may lack it; in CI (llvmpipe and PoCL, which have every such piece) a
  * failure. */
@@ -1232,6 +1253,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_glx_frames),
         cmocka_unit_test(gl_threads_frames_draws),
         cmocka_unit_test(gl_display_list_per_draw),
+        cmocka_unit_test(gl_draws_without_frames),
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),

@@ -12,10 +12,11 @@
  * DRAWS draws are compiled into a display list (GL_COMPILE) before the frames, and each frame
  * replays it with glCallList inside the program's own GL_PRIMITIVES_GENERATED query, which must
  * read 2 * DRAWS (1 otherwise: the layer's calls at a draw must not be compiled into the list).
+ * `none`: the frames' draws are made and never swapped (glFinish instead): no frame, draws only.
  * Exit 0; 1 on a GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or
  * (`damage`) a driver without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list]]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ static struct {
     EGLConfig config;
     int frames, draws;
     int list;                                             /* SWAP `list` */
+    int no_swap;                                          /* SWAP `none` */
     PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
     PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
@@ -124,7 +126,11 @@ static void *render(void *p)
                 for (int d = 0; d < app.draws; d++)
                     draw_arrays(GL_TRIANGLES, 0, 6);
             }
-            if (!swap(surf, f))
+            if (app.no_swap) {
+                t_voidfn finish = (t_voidfn)eglGetProcAddress("glFinish");
+                if (finish)
+                    finish();
+            } else if (!swap(surf, f))
                 w->failed = "a swap";
         }
         if (!w->failed && get_error() != GL_NO_ERROR)
@@ -148,10 +154,11 @@ int main(int argc, char **argv)
     const char *swaps = argc > 4 ? argv[4] : "swap";
     int damage = strcmp(swaps, "damage") == 0;
     app.list = strcmp(swaps, "list") == 0;
+    app.no_swap = strcmp(swaps, "none") == 0;
     if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
-        (!damage && !app.list && strcmp(swaps, "swap") != 0)) {
+        (!damage && !app.list && !app.no_swap && strcmp(swaps, "swap") != 0)) {
         fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS "
-                "[swap|damage|list]]]]\n");
+                "[swap|damage|list|none]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);

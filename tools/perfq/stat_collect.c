@@ -275,6 +275,7 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         break;
     case PERFQ_STAT_DRAW:
         c->draws++;
+        note_pid(c, r->pid);   /* a program that draws and never swaps sent records too */
         if (r->flags & PERFQ_STAT_HAS_GPU_TIME) {
             c->draws_gpu++;
             series_add(&c->draw_ns, r->c);
