@@ -85,6 +85,15 @@ static void test_bad_ids_and_targets(void **state)
     /* A pid that does not exist (pid_max is at most 2^22). */
     perfq_target_t gone = {.kind = PERFQ_TARGET_PID, .pid = 0x7ffffff0};
     assert_int_equal(perfq_measurement_create(pq, dup, 1, &gone, &m), PERFQ_EINVAL);
+    /* Whatever the counters: those of providers that never look at the pid too (they gave
+     * ENOTSUP), and a sampler's. */
+    perfq_counter_id_t others[2] = {find(pq, "clock/process-cpu-time"),
+                                    find(pq, "rusage/user-time")};
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(perfq_measurement_create(pq, &others[i], 1, &gone, &m), PERFQ_EINVAL);
+    perfq_sampler_t *s = NULL;
+    assert_int_equal(perfq_sampler_create(pq, &gone, &s), PERFQ_EINVAL);
+    assert_null(s);
     /* rusage measures only the calling process. */
     perfq_counter_id_t ru = find(pq, "rusage/user-time");
     perfq_target_t me = {.kind = PERFQ_TARGET_PID, .pid = 1};

@@ -181,6 +181,46 @@ static void test_exec_target_io_counted_from_start(void **state)
     perfq_close(&pq);
 }
 
+/* A counter that never ran reads PERFQ_VALUE_NOT_COUNTED (the header: "the counter never ran
+ * (time_running 0): value is 0"), also where it was never enabled: a PID target measured with
+ * enable_on_exec that never execs. It read 0 with no flag. */
+static void test_never_enabled_is_not_counted(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t id;
+    assert_int_equal(perfq_counter_find(pq, "host/task-clock", &id), PERFQ_OK);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (;;)
+            pause();
+    }
+    perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = pid, .enable_on_exec = 1};
+    perfq_measurement_t *m = NULL;
+    perfq_value_t v = {0};
+    perfq_status_t created = perfq_measurement_create(pq, &id, 1, &t, &m), begun = PERFQ_EINVAL,
+                   ended = PERFQ_EINVAL, read = PERFQ_EINVAL;
+    if (created == PERFQ_OK) {
+        begun = perfq_measurement_begin(m);
+        usleep(20000);
+        ended = perfq_measurement_end(m);
+        read = perfq_measurement_result(m, PERFQ_RESULT_WAIT, &v, 1);
+        perfq_measurement_destroy(&m);
+    }
+    kill(pid, SIGKILL);   /* before any assertion: a failed one must leave no child behind */
+    waitpid(pid, NULL, 0);
+    perfq_close(&pq);
+    assert_int_equal(created, PERFQ_OK);
+    assert_int_equal(begun, PERFQ_OK);
+    assert_int_equal(ended, PERFQ_OK);
+    assert_int_equal(read, PERFQ_OK);
+    assert_int_equal(v.time_running, 0);
+    assert_int_equal(v.v.u64, 0);
+    assert_true(v.flags & PERFQ_VALUE_NOT_COUNTED);
+}
+
 static void test_sample_grows_and_begin_again_restarts(void **state)
 {
     (void)state;
@@ -490,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_faults_of_fresh_pages),
         cmocka_unit_test(test_bytes_written),
         cmocka_unit_test(test_exec_target_io_counted_from_start),
+        cmocka_unit_test(test_never_enabled_is_not_counted),
         cmocka_unit_test(test_sample_grows_and_begin_again_restarts),
         cmocka_unit_test(test_child_process_target),
         cmocka_unit_test(test_target_creating_threads),

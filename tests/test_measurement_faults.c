@@ -1,7 +1,8 @@
 /* Measurements when something fails (issue 14): a failed call changes nothing and writes
  * nothing; a failed end is never followed by a made-up result; a measurement outlives
  * perfq_close; a short values array is PERFQ_ENOSPC; running out of file descriptors is
- * PERFQ_EMFILE. The failures are real: a PID target that has been reaped (/proc/PID/io is
+ * PERFQ_EMFILE; a fork child's copies answer PERFQ_ESTATE and their destruction leaves the
+ * parent's counting alone. The failures are real: a PID target that has been reaped (/proc/PID/io is
  * gone) and a lowered RLIMIT_NOFILE. */
 #include <errno.h>
 #include <fcntl.h>
@@ -275,6 +276,76 @@ static void test_out_of_fds_is_emfile(void **state)
     perfq_close(&pq);
 }
 
+static void burn_ms(long ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+}
+
+/* A measurement and a sampler active across fork(): in the child every call answers
+ * PERFQ_ESTATE (they read wrapped values with PERFQ_OK: rusage and the CPU clock restart in
+ * the child) and destroy succeeds; the parent's task-clock still counts after the child
+ * destroyed its copies (an end there would have disabled the parent's shared perf events). */
+static void test_fork_child_copies_refused(void **state)
+{
+    (void)state;
+    perfq_t *pq;
+    assert_int_equal(perfq_open(&pq), PERFQ_OK);
+    perfq_counter_id_t ids[3] = {find(pq, "host/task-clock"), find(pq, "rusage/user-time"),
+                                 find(pq, "clock/process-cpu-time")};
+    perfq_measurement_t *m = NULL;
+    perfq_sampler_t *sm = NULL;
+    assert_int_equal(perfq_measurement_create(pq, ids, 3, NULL, &m), PERFQ_OK);
+    assert_int_equal(perfq_sampler_create(pq, NULL, &sm), PERFQ_OK);
+    assert_int_equal(perfq_sampler_choose(sm, ids, 3, 1), PERFQ_OK);
+    assert_int_equal(perfq_measurement_begin(m), PERFQ_OK);
+    assert_int_equal(perfq_sampler_start(sm), PERFQ_OK);
+    burn_ms(30);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        perfq_value_t v[3];
+        int bad = 0;
+        bad |= perfq_measurement_sample(m, v, 3) != PERFQ_ESTATE;
+        bad |= perfq_measurement_end(m) != PERFQ_ESTATE;
+        bad |= perfq_measurement_result(m, 0, v, 3) != PERFQ_ESTATE;
+        bad |= perfq_measurement_begin(m) != PERFQ_ESTATE;
+        bad |= perfq_sampler_read(sm, 0, v, 3) != PERFQ_ESTATE;
+        bad |= perfq_sampler_stop(sm) != PERFQ_ESTATE;
+        bad |= perfq_sampler_start(sm) != PERFQ_ESTATE;
+        bad |= perfq_sampler_choose(sm, ids, 1, 0) != PERFQ_ESTATE;
+        bad |= perfq_measurement_destroy(&m) != PERFQ_OK || m != NULL;
+        bad |= perfq_sampler_destroy(&sm) != PERFQ_OK || sm != NULL;
+        /* The instance still makes new ones in the child, and they count it. */
+        perfq_measurement_t *mine = NULL;
+        bad |= perfq_measurement_create(pq, ids, 3, NULL, &mine) != PERFQ_OK;
+        bad |= mine && perfq_measurement_begin(mine) != PERFQ_OK;
+        bad |= mine && perfq_measurement_end(mine) != PERFQ_OK;
+        bad |= mine && perfq_measurement_result(mine, PERFQ_RESULT_WAIT, v, 3) != PERFQ_OK;
+        bad |= v[2].v.u64 > 1000000000ull;   /* not a wrapped difference */
+        perfq_measurement_destroy(&mine);
+        perfq_close(&pq);
+        _exit(bad);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    perfq_value_t before[3], after[3];
+    assert_int_equal(perfq_measurement_sample(m, before, 3), PERFQ_OK);
+    burn_ms(30);
+    assert_int_equal(perfq_measurement_sample(m, after, 3), PERFQ_OK);
+    assert_true(after[0].v.u64 >= before[0].v.u64 + 20000000ull);   /* still counting */
+    assert_int_equal(perfq_sampler_read(sm, 0, after, 3), PERFQ_OK);
+    assert_true(after[0].v.u64 >= 50000000ull);
+    assert_int_equal(perfq_measurement_destroy(&m), PERFQ_OK);
+    assert_int_equal(perfq_sampler_destroy(&sm), PERFQ_OK);
+    perfq_close(&pq);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_sampler_after_close),
         cmocka_unit_test(test_short_values_array),
         cmocka_unit_test(test_out_of_fds_is_emfile),
+        cmocka_unit_test(test_fork_child_copies_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

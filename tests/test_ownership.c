@@ -128,6 +128,26 @@ static void owner_and_second_process(void **state)
     assert_int_equal(perfq_counters_release(), PERFQ_OK);
 }
 
+/* Two PERFQ_LOCK_NAMEs too long for the address that differ only at their end are two domains
+ * (they were cut to one at 92 bytes); the same long name is one. */
+static void long_domain_names_stay_apart(void **state)
+{
+    (void)state;
+    const char *saved = getenv("PERFQ_LOCK_NAME");
+    char keep[64], a[200], b[200];
+    snprintf(keep, sizeof keep, "%s", saved ? saved : "");
+    snprintf(a, sizeof a, "%s-%0120d-a", keep, 0);
+    snprintf(b, sizeof b, "%s-%0120d-b", keep, 0);
+    setenv("PERFQ_LOCK_NAME", a, 1);
+    assert_int_equal(perfq_counters_acquire(), PERFQ_OK);
+    assert_int_equal(run_helper("--try"), 1);   /* the same long name: refused */
+    setenv("PERFQ_LOCK_NAME", b, 1);
+    assert_int_equal(run_helper("--try"), 0);   /* another long name: free */
+    setenv("PERFQ_LOCK_NAME", a, 1);
+    assert_int_equal(perfq_counters_release(), PERFQ_OK);
+    setenv("PERFQ_LOCK_NAME", keep, 1);
+}
+
 static void sigkill_releases_within_a_second(void **state)
 {
     (void)state;
@@ -319,6 +339,7 @@ int main(int argc, char **argv)
     setenv("PERFQ_LOCK_NAME", domain, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(owner_and_second_process),
+        cmocka_unit_test(long_domain_names_stay_apart),
         cmocka_unit_test(sigkill_releases_within_a_second),
         cmocka_unit_test(fork_child_is_not_owner),
         cmocka_unit_test(other_user_refused),

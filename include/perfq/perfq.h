@@ -215,7 +215,9 @@ PERFQ_API perfq_status_t perfq_counter_suggest(const perfq_t *pq, const char *na
 
 /* What a measurement counts. */
 typedef enum perfq_target_kind {
-    PERFQ_TARGET_SELF = 0,   /* the calling thread, plus threads and processes it starts later */
+    PERFQ_TARGET_SELF = 0,   /* the calling thread, plus threads and processes it starts later;
+                              * sources that count a process (proc-io, rusage, clock's
+                              * process-cpu-time) count the calling process */
     PERFQ_TARGET_PID = 1,    /* process pid (every thread it has at measurement_create), plus
                               * threads and processes they start later */
     PERFQ_TARGET_PROCESS = 2,/* the calling process: every thread it has at measurement_create,
@@ -245,7 +247,15 @@ PERFQ_API perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_count
                                         perfq_measurement_t **out);
 
 /* Destroys a measurement (ending it if active) and sets *m to NULL; PERFQ_EINVAL when *m is
- * already NULL. */
+ * already NULL.
+ *
+ * fork(): a measurement or sampler made before a fork() is the parent's. In the child every
+ * call on it but destroy answers PERFQ_ESTATE (its perf counters are the parent's, shared with
+ * it; its process counters, rusage and the CPU clocks, restart in the child, so a difference
+ * would be garbage; a lock a parent's thread held may never be released there). Destroy frees
+ * the child's memory without touching the counters (an end would stop the parent's): the
+ * child's copies of their file descriptors stay open until it execs (they are close-on-exec)
+ * or exits. An instance may be used in the child to make new ones. */
 PERFQ_API perfq_status_t perfq_measurement_destroy(perfq_measurement_t **m);
 
 /* One counter's value. Which member of v holds it follows the counter's storage type
@@ -322,8 +332,11 @@ PERFQ_API double perfq_value_as_double(const perfq_value_t *value, perfq_storage
  *   then on (EGL_BRCM's implicit reset); choosing while stopped keeps the values of counters
  *   that stay chosen.
  * - Threads: every call is serialised by the sampler's own lock. With a PERFQ_TARGET_SELF
- *   target, per-thread sources (perf) count the thread that calls start after a choose (and
- *   threads it starts later); process-wide sources (clock/process-cpu-time) count the process.
+ *   target, per-thread sources (perf) count the thread that made the sampler's measurement:
+ *   the thread that calls start after a choose, or the thread that calls choose while started
+ *   (and threads it starts later); a start on another thread after a stop, without a choose
+ *   between, keeps counting the thread that was counted. Process-wide sources
+ *   (clock/process-cpu-time, rusage, proc-io) count the process.
  *   With PERFQ_TARGET_PROCESS every source counts every thread of the process.
  * - A sampler holds a reference to its instance, as a measurement does: it keeps working after
  *   perfq_close() and must be destroyed by its owner.

@@ -1,4 +1,7 @@
 /* The library instance: probing providers, the catalog's read side, lookup by name. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +184,24 @@ perfq_status_t perfq_catalog_probe(const perfq_t *pq, const char *provider)
     return PERFQ_ENOTFOUND;
 }
 
+static unsigned fork_generation;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void after_fork_child(void)
+{
+    __atomic_add_fetch(&fork_generation, 1, __ATOMIC_RELAXED);
+}
+
+static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+unsigned perfq__fork_generation(void)
+{
+    return __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
+}
+
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
                                 void *const *extra_args, size_t n_extra, int builtins,
                                 perfq_t **out)
@@ -202,6 +223,8 @@ perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
     }
     pthread_mutex_init(&pq->deferred_lock, NULL);
     pq->refs = 1;
+    pthread_once(&fork_once, register_fork_handler);
+    pq->fork_generation = perfq__fork_generation();
     for (size_t i = 0; i < n_builtin; i++)
         if (!replaced(perfq__builtin_providers[i], extra, n_extra))
             add_provider(pq, perfq__builtin_providers[i], NULL);
@@ -221,6 +244,12 @@ perfq_status_t perfq_open(perfq_t **out)
     return perfq__open_with(NULL, NULL, 0, 1, out);
 }
 
+int perfq__pid_exists(const perfq_target_t *target)
+{
+    return target->kind != PERFQ_TARGET_PID || kill((pid_t)target->pid, 0) == 0 ||
+           errno != ESRCH;
+}
+
 perfq_t *perfq__instance_ref(perfq_t *pq)
 {
     __atomic_add_fetch(&pq->refs, 1, __ATOMIC_RELAXED);
@@ -231,7 +260,10 @@ void perfq__instance_unref(perfq_t *pq)
 {
     if (__atomic_sub_fetch(&pq->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
-    for (size_t i = 0; i < pq->provider_count; i++) {
+    /* In a fork child: the providers' state is the parent's (NVML, CUPTI sessions): not
+     * closed here, only perfq's memory freed. */
+    int parents = pq->fork_generation != perfq__fork_generation();
+    for (size_t i = 0; !parents && i < pq->provider_count; i++) {
         struct perfq_provider_slot *slot = &pq->providers[i];
         if (slot->state && slot->ops->close)
             slot->ops->close(slot->state);

@@ -62,6 +62,7 @@ struct perfq {
      * providers and the catalog are freed with the last, so that a measurement destroyed after
      * perfq_close still finds its sessions' providers (issue 14, item 9). */
     unsigned refs;
+    unsigned fork_generation;           /* perfq__fork_generation() at open */
 };
 
 void perfq__catalog_free(struct perfq_catalog *catalog);
@@ -78,6 +79,18 @@ int perfq__catalog_has_counter(const perfq_t *pq, perfq_counter_id_t id);
 /* Marks a group (and its counters) unavailable with a reason, after enumeration. */
 perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint32_t group,
                                             const char *reason);
+
+/* How many fork()s lie between the process that runs and the first one that loaded perfq
+ * (a pthread_atfork child handler counts them). An instance, measurement or sampler made in an
+ * earlier generation is the parent's: its file descriptors are copies of the parent's (perf's
+ * counters, shared with it), its locks may have been held by threads the child does not have,
+ * its process counters (rusage, CPU clocks) restart in the child. There it answers
+ * PERFQ_ESTATE, and is freed without a provider call (perfq.h, "fork"). */
+unsigned perfq__fork_generation(void);
+
+/* 0 where target is a PID that no process has (kill(pid, 0): ESRCH); 1 otherwise (SELF,
+ * PROCESS, a process that exists, also one of another user or a zombie). */
+int perfq__pid_exists(const perfq_target_t *target);
 
 /* A measurement's reference on its instance; the last unref frees the instance. */
 perfq_t *perfq__instance_ref(perfq_t *pq);

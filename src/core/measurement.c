@@ -39,7 +39,14 @@ struct perfq_measurement {
     size_t count;
     struct session_slot *slots;
     size_t slot_count;
+    unsigned fork_generation;     /* perfq__fork_generation() at create */
 };
+
+/* Made before a fork() this process is the child of: the parent's (instance.h). */
+static int parents(const struct perfq_measurement *m)
+{
+    return m->fork_generation != perfq__fork_generation();
+}
 
 static void slot_free(struct session_slot *s)
 {
@@ -54,6 +61,20 @@ static void slot_free(struct session_slot *s)
 
 static void measurement_free(struct perfq_measurement *m)
 {
+    if (parents(m)) {
+        /* A fork child's copy: no provider call (an end would disable the parent's counters,
+         * perf's being shared with it) and no lock (a thread the child lacks may hold it);
+         * the fds stay open until the child execs or exits. */
+        for (size_t i = 0; i < m->slot_count; i++) {
+            m->slots[i].session = NULL;
+            slot_free(&m->slots[i]);
+        }
+        free(m->slots);
+        perfq_t *pq = m->pq;
+        free(m);
+        perfq__instance_unref(pq);
+        return;
+    }
     for (size_t i = 0; i < m->slot_count; i++) {
         if (m->state == MEASUREMENT_ACTIVE && m->slots[i].session)
             m->slots[i].provider->ops->end(m->slots[i].session);
@@ -144,6 +165,8 @@ perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *i
     if (target->kind != PERFQ_TARGET_SELF && target->kind != PERFQ_TARGET_PROCESS &&
         (target->kind != PERFQ_TARGET_PID || target->pid <= 0))
         return PERFQ_EINVAL;
+    if (!perfq__pid_exists(target))
+        return PERFQ_EINVAL;   /* whatever the counters: not only where a provider asks */
     perfq_status_t st = validate_ids(pq, ids, n);
     if (st != PERFQ_OK)
         return st;
@@ -159,6 +182,7 @@ perfq_status_t perfq_measurement_create(perfq_t *pq, const perfq_counter_id_t *i
     }
     m->pq = perfq__instance_ref(pq);
     m->count = n;
+    m->fork_generation = perfq__fork_generation();
     /* One session per provider, in the order providers first appear in ids. */
     for (size_t i = 0; i < n && st == PERFQ_OK; i++) {
         uint32_t p = pq->catalog.counters[ids[i]].provider;
@@ -217,6 +241,8 @@ perfq_status_t perfq_measurement_begin(perfq_measurement_t *m)
 {
     if (!m)
         return PERFQ_EINVAL;
+    if (parents(m))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&m->lock);
     if (m->state == MEASUREMENT_ACTIVE) {
         pthread_mutex_unlock(&m->lock);
@@ -283,6 +309,8 @@ perfq_status_t perfq_measurement_sample(perfq_measurement_t *m, perfq_value_t *v
         return PERFQ_EINVAL;
     if (n < m->count)
         return PERFQ_ENOSPC;
+    if (parents(m))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&m->lock);
     perfq_status_t st = m->state == MEASUREMENT_ACTIVE ? PERFQ_OK : PERFQ_ESTATE;
     for (size_t i = 0; st == PERFQ_OK && i < m->slot_count; i++)
@@ -303,6 +331,8 @@ perfq_status_t perfq_measurement_end(perfq_measurement_t *m)
 {
     if (!m)
         return PERFQ_EINVAL;
+    if (parents(m))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&m->lock);
     perfq_status_t st = m->state == MEASUREMENT_ACTIVE ? PERFQ_OK : PERFQ_ESTATE;
     if (st == PERFQ_OK) {
@@ -327,6 +357,8 @@ perfq_status_t perfq_measurement_result(perfq_measurement_t *m, unsigned flags,
         return PERFQ_EINVAL;
     if (n < m->count)
         return PERFQ_ENOSPC;
+    if (parents(m))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&m->lock);
     perfq_status_t st = m->state == MEASUREMENT_ENDED ? m->result_status : PERFQ_ESTATE;
     /* All sessions first into scratch: nothing reaches the caller unless all are ready. */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -64,8 +65,23 @@ static socklen_t lock_address(struct sockaddr_un *addr)
     if (domain && *domain) {
         size_t room = sizeof addr->sun_path - len - 1, n = strlen(domain);
         addr->sun_path[len++] = ':';
-        memcpy(addr->sun_path + len, domain, n < room ? n : room);
-        len += n < room ? n : room;
+        if (n <= room) {
+            memcpy(addr->sun_path + len, domain, n);
+            len += n;
+        } else {
+            /* Too long for the address: its head, then '#' and a 64-bit FNV-1a hash of the
+             * whole name, so that two long names that differ only past the head stay two
+             * domains (they were cut to one). */
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t i = 0; i < n; i++)
+                h = (h ^ (unsigned char)domain[i]) * 0x100000001b3ull;
+            size_t head = room - 17;
+            memcpy(addr->sun_path + len, domain, head);
+            len += head;
+            addr->sun_path[len++] = '#';
+            for (int i = 15; i >= 0; i--)
+                addr->sun_path[len++] = "0123456789abcdef"[(h >> (4 * i)) & 0xf];
+        }
     }
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
 }

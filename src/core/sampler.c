@@ -22,7 +22,14 @@ struct perfq_sampler {
     perfq_storage_t *storage;
     perfq_value_t *acc, *base, *now;
     perfq_measurement_t *m;       /* for the current set; NULL when empty or not yet made */
+    unsigned fork_generation;     /* perfq__fork_generation() at create */
 };
+
+/* Made before a fork() this process is the child of: the parent's (instance.h). */
+static int parents(const struct perfq_sampler *s)
+{
+    return s->fork_generation != perfq__fork_generation();
+}
 
 /* a + b and a - b in the value's storage type (unsigned wrap is what counters do). */
 static void value_add(perfq_value_t *out, const perfq_value_t *a, const perfq_value_t *b,
@@ -30,10 +37,13 @@ static void value_add(perfq_value_t *out, const perfq_value_t *a, const perfq_va
 {
     switch (st) {
     case PERFQ_STORAGE_INT32:
-        out->v.i32 = (int32_t)((uint32_t)a->v.i32 + (uint32_t)(sign * b->v.i32));
+        /* In unsigned arithmetic: -INT32_MIN overflows an int. */
+        out->v.i32 = (int32_t)((uint32_t)a->v.i32 +
+                               (sign > 0 ? (uint32_t)b->v.i32 : 0u - (uint32_t)b->v.i32));
         break;
     case PERFQ_STORAGE_INT64:
-        out->v.i64 = (int64_t)((uint64_t)a->v.i64 + (uint64_t)(sign > 0 ? b->v.i64 : -b->v.i64));
+        out->v.i64 = (int64_t)((uint64_t)a->v.i64 +
+                               (sign > 0 ? (uint64_t)b->v.i64 : 0u - (uint64_t)b->v.i64));
         break;
     case PERFQ_STORAGE_UINT32:
     case PERFQ_STORAGE_BOOL32:
@@ -67,6 +77,9 @@ static void combine(const struct perfq_sampler *s, size_t i, perfq_value_t *out)
     value_add(&d, &s->now[i], &s->base[i], s->storage[i], -1);
     value_add(out, &s->acc[i], &d, s->storage[i], 1);
     out->flags = (s->acc[i].flags | s->now[i].flags) & PERFQ_VALUE_SCALED;
+    /* A source that never ran in any interval summed here (its time_running 0 throughout). */
+    if ((s->now[i].flags & PERFQ_VALUE_NOT_COUNTED) && out->time_running == 0)
+        out->flags |= PERFQ_VALUE_NOT_COUNTED;
 }
 
 static int is_counting(const perfq_counter_info_t *ci)
@@ -86,6 +99,8 @@ perfq_status_t perfq_sampler_create(perfq_t *pq, const perfq_target_t *target,
     if (target->kind != PERFQ_TARGET_SELF && target->kind != PERFQ_TARGET_PROCESS &&
         (target->kind != PERFQ_TARGET_PID || target->pid <= 0))
         return PERFQ_EINVAL;
+    if (!perfq__pid_exists(target))
+        return PERFQ_EINVAL;   /* whatever the counters: not only where a provider asks */
     struct perfq_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return PERFQ_ENOMEM;
@@ -93,6 +108,7 @@ perfq_status_t perfq_sampler_create(perfq_t *pq, const perfq_target_t *target,
         free(s);
         return PERFQ_ENOMEM;
     }
+    s->fork_generation = perfq__fork_generation();
     s->pq = perfq__instance_ref(pq);   /* usable after perfq_close, like a measurement */
     s->target = *target;
     *out = s;
@@ -115,9 +131,10 @@ perfq_status_t perfq_sampler_destroy(perfq_sampler_t **ps)
         return PERFQ_EINVAL;
     struct perfq_sampler *s = *ps;
     *ps = NULL;
-    perfq_measurement_destroy(&s->m);   /* ends it when active */
+    perfq_measurement_destroy(&s->m);   /* ends it when active (not in a fork child) */
     free_arrays(s);
-    pthread_mutex_destroy(&s->lock);
+    if (!parents(s))   /* a fork child's copy may be held by a thread the child lacks */
+        pthread_mutex_destroy(&s->lock);
     perfq_t *pq = s->pq;
     free(s);
     perfq__instance_unref(pq);
@@ -196,6 +213,8 @@ perfq_status_t perfq_sampler_choose(perfq_sampler_t *s, const perfq_counter_id_t
 {
     if (!s || (!ids && n))
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     for (size_t i = 0; i < n; i++) {
         perfq_status_t st = check_id(s->pq, ids[i]);
         if (st != PERFQ_OK && !(st == PERFQ_ENOTSUP && !enable))
@@ -261,6 +280,8 @@ perfq_status_t perfq_sampler_counters(perfq_sampler_t *s, perfq_counter_id_t *id
 {
     if (!s || !n)
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     perfq_status_t st = PERFQ_OK;
     if (ids && cap < s->count)
@@ -276,6 +297,8 @@ perfq_status_t perfq_sampler_start(perfq_sampler_t *s)
 {
     if (!s)
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     perfq_status_t st = PERFQ_OK;
     if (!s->running && s->count) {
@@ -297,6 +320,8 @@ perfq_status_t perfq_sampler_stop(perfq_sampler_t *s)
 {
     if (!s)
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     perfq_status_t st = PERFQ_OK;
     if (s->running && s->m) {
@@ -321,6 +346,8 @@ int perfq_sampler_running(perfq_sampler_t *s)
 {
     if (!s)
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     int r = s->running;
     pthread_mutex_unlock(&s->lock);
@@ -332,6 +359,8 @@ perfq_status_t perfq_sampler_read(perfq_sampler_t *s, unsigned flags, perfq_valu
 {
     if (!s || (flags & ~PERFQ_SAMPLER_RESET) || (!values && (n || !(flags & PERFQ_SAMPLER_RESET))))
         return PERFQ_EINVAL;
+    if (parents(s))
+        return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     perfq_status_t st = PERFQ_OK;
     if (values && n != s->count)

@@ -583,7 +583,9 @@ static void compute(const struct host_session *s, perfq_value_t *values)
         v->time_enabled = enabled;
         v->time_running = running;
         v->flags = 0;
-        if (running == 0 && enabled != 0) {
+        /* Never ran, also where it was never enabled (a PID target that never exec'd with
+         * enable_on_exec, a thread gone before the interval): the header's "time_running 0". */
+        if (running == 0) {
             v->v.u64 = 0;
             v->flags = PERFQ_VALUE_NOT_COUNTED;
         } else {
