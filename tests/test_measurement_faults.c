@@ -263,6 +263,11 @@ static void test_out_of_fds_is_emfile(void **state)
     perfq_measurement_t *m = NULL;
     perfq_status_t st_io = perfq_measurement_create(pq, &io, 1, NULL, &m);
     perfq_status_t st_task = perfq_measurement_create(pq, &task, 1, NULL, &m);
+    /* An instance opened now fails with EMFILE (it listed host and proc-io unavailable for its
+     * life, proc-io for a kernel without io accounting); one opened after, with fds again,
+     * has them. */
+    perfq_t *starved = NULL;
+    perfq_status_t st_open = perfq_open(&starved);
     while (n > 0)
         close(fds[--n]);
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -272,6 +277,15 @@ static void test_out_of_fds_is_emfile(void **state)
     assert_int_equal(st_io, PERFQ_EMFILE);
     assert_int_equal(st_task, PERFQ_EMFILE);
     assert_null(m);
+    assert_int_equal(st_open, PERFQ_EMFILE);
+    assert_null(starved);
+    assert_int_equal(perfq_open(&starved), PERFQ_OK);
+    perfq_counter_info_t ci;
+    assert_int_equal(perfq_counter_info(starved, io, &ci), PERFQ_OK);
+    assert_true(ci.available);
+    assert_int_equal(perfq_counter_info(starved, task, &ci), PERFQ_OK);
+    assert_true(ci.available);
+    perfq_close(&starved);
     assert_string_equal(perfq_status_string(PERFQ_EMFILE), "too many open files");
     perfq_close(&pq);
 }

@@ -159,7 +159,9 @@ typedef struct perfq_counter_info {
 typedef struct perfq perfq_t;
 typedef uint32_t perfq_counter_id_t;   /* index in the catalog, 0 .. perfq_counter_count()-1 */
 
-/* Opens a library instance: probes the providers and builds the catalog.
+/* Opens a library instance: probes the providers and builds the catalog. PERFQ_EMFILE when
+ * the process is out of file descriptors while probing (nothing is opened: try again once some
+ * are closed; a source is never listed unavailable for that), PERFQ_ENOMEM.
  * The environment variable PERFQ_DISABLE ("host-hw,proc-io", group or provider names) marks
  * groups unavailable with the reason "disabled by PERFQ_DISABLE"; a provider it names is never
  * probed (its groups are listed under the provider's generic names, e.g. "cupti" rather than

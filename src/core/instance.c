@@ -57,6 +57,12 @@ static perfq_status_t probe_and_list(perfq_t *pq, size_t i, struct perfq_catalog
         snprintf(reason, sizeof(reason), DISABLED);
     else
         st = ops->probe(slot->arg, &slot->state, reason, sizeof(reason));
+    if (st == PERFQ_EMFILE) {
+        /* Out of file descriptors is this moment's, not the source's: nothing is listed, the
+         * caller fails (perfq_open) or tries again later (a deferred provider). */
+        slot->state = NULL;
+        return st;
+    }
     if (st != PERFQ_OK) {
         slot->state = NULL;
         if (!reason[0])

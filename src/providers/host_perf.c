@@ -155,7 +155,9 @@ static perfq_status_t host_probe(void *arg, void **state, char *reason, size_t s
     int fd = open_event(&software_counters[0], 0, -1, 0);
     if (fd < 0) {
         describe_errno(errno, reason, size);
-        return PERFQ_ENOTSUP;
+        /* Out of descriptors says nothing of perf_event here: perfq_open fails instead of
+         * listing the group unavailable for the instance's life. */
+        return errno == EMFILE || errno == ENFILE ? PERFQ_EMFILE : PERFQ_ENOTSUP;
     }
     close(fd);
     struct host_state *s = calloc(1, sizeof(*s));
@@ -187,6 +189,8 @@ static perfq_status_t host_enumerate(void *state, struct perfq_catalog *catalog,
             snprintf(group_reason, sizeof(group_reason), "%s", probe_reason);
         } else if (g != GROUP_SOFTWARE) {
             leader = open_event(&tables[g].counters[0], 0, -1, 0);
+            if (leader < 0 && (errno == EMFILE || errno == ENFILE))
+                return PERFQ_EMFILE;   /* as in the probe: this moment's, not the PMU's */
             if (leader < 0)
                 describe_errno(errno, group_reason, sizeof(group_reason));
         }
@@ -197,6 +201,10 @@ static perfq_status_t host_enumerate(void *state, struct perfq_catalog *catalog,
             char reason[256] = "";
             if (!group_reason[0] && leader >= 0 && i > 0) {
                 int fd = open_event(d, 0, -1, 0);
+                if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+                    close(leader);
+                    return PERFQ_EMFILE;
+                }
                 if (fd < 0)
                     describe_errno(errno, reason, sizeof(reason));
                 else

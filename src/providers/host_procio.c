@@ -85,6 +85,10 @@ static perfq_status_t procio_probe(void *arg, void **state, char *reason, size_t
     (void)arg;
     uint64_t v[F_COUNT];
     int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+        snprintf(reason, size, "out of file descriptors");
+        return PERFQ_EMFILE;   /* perfq_open fails: nothing said of /proc/self/io */
+    }
     if (fd < 0) {
         snprintf(reason, size, "/proc/self/io cannot be read (kernel without "
                  "CONFIG_TASK_IO_ACCOUNTING, or /proc not mounted)");
