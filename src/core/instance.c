@@ -208,6 +208,11 @@ unsigned perfq__fork_generation(void)
     return __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
 }
 
+int perfq__made_before_fork(unsigned generation)
+{
+    return generation != perfq__fork_generation();
+}
+
 perfq_status_t perfq__open_with(const struct perfq_provider_ops *const *extra,
                                 void *const *extra_args, size_t n_extra, int builtins,
                                 perfq_t **out)
@@ -268,7 +273,7 @@ void perfq__instance_unref(perfq_t *pq)
         return;
     /* In a fork child: the providers' state is the parent's (NVML, CUPTI sessions): not
      * closed here, only perfq's memory freed. */
-    int parents = pq->fork_generation != perfq__fork_generation();
+    int parents = perfq__made_before_fork(pq->fork_generation);
     for (size_t i = 0; !parents && i < pq->provider_count; i++) {
         struct perfq_provider_slot *slot = &pq->providers[i];
         if (slot->state && slot->ops->close)

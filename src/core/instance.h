@@ -87,6 +87,8 @@ perfq_status_t perfq__catalog_disable_group(struct perfq_catalog *catalog, uint3
  * its process counters (rusage, CPU clocks) restart in the child. There it answers
  * PERFQ_ESTATE, and is freed without a provider call (perfq.h, "fork"). */
 unsigned perfq__fork_generation(void);
+/* Was an object stamped with generation made before a fork() this process is the child of? */
+int perfq__made_before_fork(unsigned generation);
 
 /* 0 where target is a PID that no process has (kill(pid, 0): ESRCH); 1 otherwise (SELF,
  * PROCESS, a process that exists, also one of another user or a zombie). */

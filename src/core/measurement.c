@@ -45,7 +45,7 @@ struct perfq_measurement {
 /* Made before a fork() this process is the child of: the parent's (instance.h). */
 static int parents(const struct perfq_measurement *m)
 {
-    return m->fork_generation != perfq__fork_generation();
+    return perfq__made_before_fork(m->fork_generation);
 }
 
 static void slot_free(struct session_slot *s)

@@ -28,7 +28,7 @@ struct perfq_sampler {
 /* Made before a fork() this process is the child of: the parent's (instance.h). */
 static int parents(const struct perfq_sampler *s)
 {
-    return s->fork_generation != perfq__fork_generation();
+    return perfq__made_before_fork(s->fork_generation);
 }
 
 /* a + b and a - b in the value's storage type (unsigned wrap is what counters do). */

@@ -154,10 +154,11 @@ static perfq_status_t host_probe(void *arg, void **state, char *reason, size_t s
     (void)arg;
     int fd = open_event(&software_counters[0], 0, -1, 0);
     if (fd < 0) {
-        describe_errno(errno, reason, size);
+        int err = errno;   /* describe_errno's snprintf may set errno */
+        describe_errno(err, reason, size);
         /* Out of descriptors says nothing of perf_event here: perfq_open fails instead of
          * listing the group unavailable for the instance's life. */
-        return errno == EMFILE || errno == ENFILE ? PERFQ_EMFILE : PERFQ_ENOTSUP;
+        return err == EMFILE || err == ENFILE ? PERFQ_EMFILE : PERFQ_ENOTSUP;
     }
     close(fd);
     struct host_state *s = calloc(1, sizeof(*s));
