@@ -1319,6 +1319,87 @@ static void test_wrapped_real_looked_up_at_first_call(void **state)
     assert_true((void *)real->glGenerateMipmap == (void *)driver);
 }
 
+/* The layer's own driver query names (its timer's stamps, its segments) are not the program's:
+ * glIsQuery is false, a read is the driver's answer for a name that is no query object, a
+ * delete leaves them to the layer, and a compatibility program that names one of them (legal
+ * there) gets its own query, with its exact result, while the layer's timers go on. */
+static void test_layer_names_not_the_programs(void **state)
+{
+    (void)state;
+    GLenum target = samples_target();
+    struct perfq_gl_timer *a = NULL, *s = NULL;
+    assert_int_equal(perfq_gl_timer_stamp(cur(), &s), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+    glt_draw_quads(&T, 1, 0);
+    assert_int_equal(perfq_gl_timer_end(cur(), a), PERFQ_OK);
+    struct perfq_gl_vquery *q = NULL;
+    assert_int_equal(perfq_gl_vquery_begin(cur(), target, 0, &q), PERFQ_OK);
+    struct perfq_gl_ctx *c = perfq_gl_ctx(cur());
+    GLuint names[5];
+    int n = 0;
+    names[n++] = c->vq->slots[0].cur->name;
+    const struct perfq_gl_point *points[3] = {s->p0, a->p0, a->p1};
+    if (s->query)
+        names[n++] = s->query;
+    for (int i = 0; i < 3; i++)
+        if (points[i])
+            names[n++] = points[i]->query;
+    if (perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_QUERY)
+        assert_true(n >= 2);    /* the timer's names are asked about too */
+    printf("# %d of the layer's names\n", n);
+    for (int i = 0; i < n; i++) {
+        GLuint name = names[i];
+        assert_true(name != 0);
+        assert_false(gl.glIsQuery(name));
+        GLuint v = 77;
+        gl.glGetQueryObjectuiv(name, GL_QUERY_RESULT_AVAILABLE, &v);
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        assert_int_equal(v, 77);
+        gl.glDeleteQueries(1, &name);
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        if (kind != GLT_GLES3) {
+            gl.glBeginConditionalRender(name, GL_QUERY_WAIT);
+            assert_int_equal(glt_error(), GL_INVALID_VALUE);
+        }
+    }
+    glt_draw_quads(&T, 1, 0);
+    perfq_gl_vquery_end(cur(), q);
+    assert_int_equal(vq_value(q), quad_samples(1));
+    /* A program that names one of them itself: a timer's where there is one. */
+    GLuint taken = names[n - 1];
+    gl.glBeginQuery(target, taken);
+    if (kind == GLT_COMPAT) {
+        assert_int_equal(glt_error(), GL_NO_ERROR);
+        GLint current = -1;
+        gl.glGetQueryiv(target, GL_CURRENT_QUERY, &current);
+        assert_int_equal(current, (GLint)taken);
+        glt_draw_quads(&T, 2, 0);
+        gl.glEndQuery(target);
+        assert_int_equal(prog_result(taken), quad_samples(2));
+        assert_true(gl.glIsQuery(taken));
+    } else {
+        /* Core and ES: a name the program never generated. */
+        assert_int_equal(glt_error(), GL_INVALID_OPERATION);
+        assert_false(gl.glIsQuery(taken));
+    }
+    /* The layer's timers kept their objects. */
+    uint64_t ns = 0, t0 = 0;
+    assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
+    assert_int_equal(perfq_gl_timer_result(cur(), s, 1, &t0), PERFQ_OK);
+    assert_true(t0 > 0);
+    perfq_gl_timer_free(cur(), a);
+    perfq_gl_timer_free(cur(), s);
+    perfq_gl_vquery_free(cur(), q);
+    if (kind == GLT_COMPAT) {
+        /* The program's query outlives the layer's names it stood beside, until deleted. */
+        assert_true(gl.glIsQuery(taken));
+        assert_int_equal(prog_result(taken), quad_samples(2));
+        gl.glDeleteQueries(1, &taken);
+        assert_false(gl.glIsQuery(taken));
+    }
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+}
+
 int main(int argc, char **argv)
 {
     kind = glt_kind_from_args(argc, argv);
@@ -1348,6 +1429,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_pipeline_statistics, setup_each),
         cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
         cmocka_unit_test_setup(test_program_delete_and_counter_on_split, setup_each),
+        cmocka_unit_test_setup(test_layer_names_not_the_programs, setup_each),
         cmocka_unit_test_setup(test_conditional_render_on_split, setup_each),
         cmocka_unit_test_setup(test_conditional_render_nv_on_split, setup_each),
         cmocka_unit_test_setup(test_conditional_render_inverted_on_split, setup_each),

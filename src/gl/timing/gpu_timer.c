@@ -243,7 +243,7 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *pub, struct perfq_g
     } else if (t->path == PERFQ_GL_TIMER_QUERY) {
         struct perfq_gl_vq_state *vq = perfq_gl_vq(c);
         perfq_gl_error_guard_begin(pub);
-        vq->fn.gen(1, &t->query);
+        t->query = perfq_gl_vq_gen_layer_name(c);
         vq->fn.counter(t->query, GL_TIMESTAMP);
         GLenum err = perfq_gl_error_guard_end(pub);
         if (err != GL_NO_ERROR) {
@@ -365,7 +365,7 @@ void perfq_gl_timer_free(struct perfq_gl_context *pub, struct perfq_gl_timer *t)
     perfq_gl_point_release(c, t->p1, gl_usable);
     if (t->query && gl_usable) {
         perfq_gl_error_guard_begin(pub);
-        perfq_gl_vq(c)->fn.del(1, &t->query);
+        perfq_gl_vq_delete_layer_names(c, 1, &t->query);
         perfq_gl_error_guard_end(pub);
     }
     struct perfq_gl_timer_state *s = c->timer;

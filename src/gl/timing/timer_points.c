@@ -80,14 +80,14 @@ struct perfq_gl_point *perfq_gl_point_insert(struct perfq_gl_ctx *c)
     if (c->immediate_mode_seen)
         c->pub.gl->glFlush();
     if (!(p->query = take_released(s)))
-        vq->fn.gen(1, &p->query);
+        p->query = perfq_gl_vq_gen_layer_name(c);
     vq->fn.counter(p->query, GL_TIMESTAMP);
     c->pub.gl->glFlush();
     GLenum err = perfq_gl_error_guard_end(&c->pub);
     if (err != GL_NO_ERROR || !p->query) {
         if (p->query) {
             perfq_gl_error_guard_begin(&c->pub);
-            vq->fn.del(1, &p->query);
+            perfq_gl_vq_delete_layer_names(c, 1, &p->query);
             perfq_gl_error_guard_end(&c->pub);
         }
         free(p);
@@ -137,7 +137,7 @@ static void sync_and_trim(struct perfq_gl_ctx *c)
         perfq_gl_point_result(c, q, 1, &v);     /* waited: every earlier name is safe */
         if (!keep_released(s, q->query, q->seq)) {
             perfq_gl_error_guard_begin(&c->pub);
-            perfq_gl_vq(c)->fn.del(1, &q->query);
+            perfq_gl_vq_delete_layer_names(c, 1, &q->query);
             perfq_gl_error_guard_end(&c->pub);
         }
         free(q);
@@ -145,7 +145,7 @@ static void sync_and_trim(struct perfq_gl_ctx *c)
     perfq_gl_error_guard_begin(&c->pub);
     while (s->n_released - s->released_head > RELEASED_RESERVE &&
            s->released[s->released_head].seq < s->point_done_seq) {
-        perfq_gl_vq(c)->fn.del(1, &s->released[s->released_head++].query);
+        perfq_gl_vq_delete_layer_names(c, 1, &s->released[s->released_head++].query);
         atomic_fetch_sub(&perfq_gl_stamp_names_held, 1);
     }
     perfq_gl_error_guard_end(&c->pub);
@@ -164,7 +164,7 @@ void perfq_gl_point_release(struct perfq_gl_ctx *c, struct perfq_gl_point *p, in
             sync_and_trim(c);
             if (p->seq < s->point_done_seq) {
                 perfq_gl_error_guard_begin(&c->pub);
-                perfq_gl_vq(c)->fn.del(1, &p->query);
+                perfq_gl_vq_delete_layer_names(c, 1, &p->query);
                 perfq_gl_error_guard_end(&c->pub);
             }
         } else if (s->n_released - s->released_head > RELEASED_MAX) {
@@ -184,7 +184,7 @@ void perfq_gl_points_free_names(struct perfq_gl_ctx *c, int gl_usable)
         perfq_gl_error_guard_begin(&c->pub);
         c->pub.gl->glFinish();
         for (size_t i = s->released_head; i < s->n_released; i++)
-            perfq_gl_vq(c)->fn.del(1, &s->released[i].query);
+            perfq_gl_vq_delete_layer_names(c, 1, &s->released[i].query);
         perfq_gl_error_guard_end(&c->pub);
     }
     atomic_fetch_sub(&perfq_gl_stamp_names_held, s->n_released - s->released_head);

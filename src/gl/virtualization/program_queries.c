@@ -17,6 +17,14 @@ static struct perfq_gl_ctx *vq_ctx(void)
     return c && c->initialized && !c->finalized && c->vq ? c : NULL;
 }
 
+/* The driver's name for a program's query name (layer_names.c): its alias's, 0 for one of the
+ * layer's (the driver then answers as for a name that is no query object), else itself. */
+static GLuint door(GLuint id)
+{
+    struct perfq_gl_ctx *c = vq_ctx();
+    return c ? perfq_gl_vq_driver_name(c->vq, id) : id;
+}
+
 static struct perfq_gl_vq_slot *busy_slot(struct perfq_gl_ctx *c, GLenum target, GLuint index,
                                           int *slot_out)
 {
@@ -77,13 +85,9 @@ static void call_end(GLenum target, GLuint index, end_fn e, end_indexed_fn ei)
         e(target);
 }
 
-static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, begin_indexed_fn bi,
-                         end_fn e, end_indexed_fn ei)
+static void begin_named(struct perfq_gl_ctx *c, GLenum target, GLuint index, GLuint id,
+                        begin_fn b, begin_indexed_fn bi, end_fn e, end_indexed_fn ei)
 {
-    struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c && c->initialized && !c->finalized && !c->vq)
-        perfq_gl_vq(c);     /* so that prog_maybe is kept from the first query on */
-    c = vq_ctx();
     int slot = -1;
     struct perfq_gl_vq_slot *sl = busy_slot(c, target, index, &slot);
     if (!sl) {
@@ -161,6 +165,24 @@ static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, beg
     perfq_gl_error_guard_end(&c->pub);
 }
 
+static void begin_common(GLenum target, GLuint index, GLuint id, begin_fn b, begin_indexed_fn bi,
+                         end_fn e, end_indexed_fn ei)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized && !c->vq)
+        perfq_gl_vq(c);     /* so that prog_maybe is kept from the first query on */
+    c = vq_ctx();
+    if (!c) {
+        begin_named(NULL, target, index, id, b, bi, e, ei);
+        return;
+    }
+    int alias_pending = 0;
+    GLuint driver_name = perfq_gl_vq_alias_for_new(c, id, &alias_pending);
+    begin_named(c, target, index, driver_name, b, bi, e, ei);
+    if (alias_pending)
+        perfq_gl_vq_alias_settle(c, id, driver_name);
+}
+
 static void end_common(GLenum target, GLuint index, end_fn e, end_indexed_fn ei)
 {
     struct perfq_gl_ctx *c = vq_ctx();
@@ -201,13 +223,17 @@ static void get_iv_common(GLenum target, GLuint index, GLenum pname, GLint *para
     if (sl && pname == GL_CURRENT_QUERY) {
         /* The program's query, never the layer's segment. */
         if (params)
-            *params = sl->prog_name && sl->prog_target == target ? (GLint)sl->prog_name : 0;
+            *params = sl->prog_name && sl->prog_target == target ?
+                (GLint)perfq_gl_vq_program_name(c->vq, sl->prog_name) : 0;
         return;
     }
     if (real_indexed)
         real_indexed(target, index, pname, params);
     else if (real)
         real(target, pname, params);
+    /* A query active under an alias is the program's name to the program. */
+    if (c && c->vq->aliases.count && pname == GL_CURRENT_QUERY && params)
+        *params = (GLint)perfq_gl_vq_program_name(c->vq, (GLuint)*params);
 }
 
 enum value_type { V_INT32, V_UINT32, V_INT64, V_UINT64 };
@@ -325,25 +351,27 @@ static void delete_common(GLsizei n, const GLuint *ids, void (*real)(GLsizei, co
             real(n, ids);
         return;
     }
-    int internal = 0;
+    int mapped = 0;
     for (GLsizei i = 0; i < n; i++) {
-        drop_record(c, ids[i]);   /* deleting an active split query ends it, as Mesa does */
-        if (perfq_gl_name_table_get(&c->vq->internal, ids[i]))
-            internal = 1;
+        GLuint d = perfq_gl_vq_driver_name(c->vq, ids[i]);
+        if (d != ids[i])
+            mapped = 1;
+        if (d)
+            drop_record(c, d);  /* deleting an active split query ends it, as Mesa does */
     }
-    if (!internal) {
+    if (!mapped) {
         if (real)
             real(n, ids);
         return;
     }
-    /* Names the layer owns are not the program's to delete ("unused names are ignored"). */
-    GLuint *keep = malloc((size_t)n * sizeof *keep);
+    /* Names the layer owns are not the program's to delete ("unused names are silently
+     * ignored"); an alias goes with the program's name (layer_names.c). */
+    GLuint *keep = malloc(2 * (size_t)n * sizeof *keep);
     if (!keep)
         return;
     GLsizei k = 0;
     for (GLsizei i = 0; i < n; i++)
-        if (!perfq_gl_name_table_get(&c->vq->internal, ids[i]))
-            keep[k++] = ids[i];
+        k += perfq_gl_vq_alias_delete(c, ids[i], &keep[k]);
     if (real && k)
         real(k, keep);
     free(keep);
@@ -351,15 +379,13 @@ static void delete_common(GLsizei n, const GLuint *ids, void (*real)(GLsizei, co
 
 static GLboolean is_query_common(GLuint id, GLboolean (*real)(GLuint))
 {
-    struct perfq_gl_ctx *c = vq_ctx();
-    if (c && perfq_gl_name_table_get(&c->vq->internal, id))
-        return GL_FALSE;
-    return real ? real(id) : GL_FALSE;
+    GLuint d = door(id);
+    return real && d ? real(d) : GL_FALSE;
 }
 
-static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum))
+static void counter_named(struct perfq_gl_ctx *c, GLuint id, GLenum target,
+                          void (*real)(GLuint, GLenum))
 {
-    struct perfq_gl_ctx *c = vq_ctx();
     if (c && c->vq->records.count) {
         /* GL 4.6 4.2.2: "INVALID_OPERATION ... if id is the name of a query object that is
          * already in use within a BeginQuery / EndQuery block" */
@@ -378,6 +404,20 @@ static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum
     }
     if (real)
         real(id, target);
+}
+
+static void counter_common(GLuint id, GLenum target, void (*real)(GLuint, GLenum))
+{
+    struct perfq_gl_ctx *c = vq_ctx();
+    if (!c) {
+        counter_named(NULL, id, target, real);
+        return;
+    }
+    int alias_pending = 0;
+    GLuint driver_name = perfq_gl_vq_alias_for_new(c, id, &alias_pending);
+    counter_named(c, driver_name, target, real);
+    if (alias_pending)
+        perfq_gl_vq_alias_settle(c, id, driver_name);
 }
 
 /* The driver's pair a program's call goes to: the core names (GL 3.0) or NV_conditional_render's
@@ -487,6 +527,7 @@ static void begin_conditional_render_common(GLuint id, GLenum mode,
 {
     if (!real->begin || !real->end)
         return;     /* the driver has neither name: nothing to call (never reached through it) */
+    id = door(id);
     if (begin_conditional_render(id, &mode, real))
         return;
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
@@ -567,45 +608,53 @@ PERFQ_GL_EXPORT void glGetQueryIndexediv(GLenum target, GLuint index, GLenum pna
 }
 PERFQ_GL_EXPORT void glGetQueryObjectiv(GLuint id, GLenum pname, GLint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_INT32))
         GL_->glGetQueryObjectiv(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjectuiv(GLuint id, GLenum pname, GLuint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_UINT32))
         GL_->glGetQueryObjectuiv(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjecti64v(GLuint id, GLenum pname, GLint64 *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_INT64))
         GL_->glGetQueryObjecti64v(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjectui64v(GLuint id, GLenum pname, GLuint64 *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_UINT64))
         GL_->glGetQueryObjectui64v(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryBufferObjectiv(GLuint id, GLuint buffer, GLenum pname,
                                               GLintptr offset)
 {
+    id = door(id);
     if (!get_buffer_object_common(id, buffer, pname, offset, V_INT32))
         GL_->glGetQueryBufferObjectiv(id, buffer, pname, offset);
 }
 PERFQ_GL_EXPORT void glGetQueryBufferObjectuiv(GLuint id, GLuint buffer, GLenum pname,
                                                GLintptr offset)
 {
+    id = door(id);
     if (!get_buffer_object_common(id, buffer, pname, offset, V_UINT32))
         GL_->glGetQueryBufferObjectuiv(id, buffer, pname, offset);
 }
 PERFQ_GL_EXPORT void glGetQueryBufferObjecti64v(GLuint id, GLuint buffer, GLenum pname,
                                                 GLintptr offset)
 {
+    id = door(id);
     if (!get_buffer_object_common(id, buffer, pname, offset, V_INT64))
         GL_->glGetQueryBufferObjecti64v(id, buffer, pname, offset);
 }
 PERFQ_GL_EXPORT void glGetQueryBufferObjectui64v(GLuint id, GLuint buffer, GLenum pname,
                                                  GLintptr offset)
 {
+    id = door(id);
     if (!get_buffer_object_common(id, buffer, pname, offset, V_UINT64))
         GL_->glGetQueryBufferObjectui64v(id, buffer, pname, offset);
 }
@@ -637,11 +686,13 @@ PERFQ_GL_EXPORT void glGetQueryivARB(GLenum target, GLenum pname, GLint *params)
 }
 PERFQ_GL_EXPORT void glGetQueryObjectivARB(GLuint id, GLenum pname, GLint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_INT32))
         GL_->glGetQueryObjectivARB(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjectuivARB(GLuint id, GLenum pname, GLuint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_UINT32))
         GL_->glGetQueryObjectuivARB(id, pname, params);
 }
@@ -669,21 +720,25 @@ PERFQ_GL_EXPORT void glGetQueryivEXT(GLenum target, GLenum pname, GLint *params)
 }
 PERFQ_GL_EXPORT void glGetQueryObjectivEXT(GLuint id, GLenum pname, GLint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_INT32))
         GL_->glGetQueryObjectivEXT(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjectuivEXT(GLuint id, GLenum pname, GLuint *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_UINT32))
         GL_->glGetQueryObjectuivEXT(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjecti64vEXT(GLuint id, GLenum pname, GLint64 *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_INT64))
         GL_->glGetQueryObjecti64vEXT(id, pname, params);
 }
 PERFQ_GL_EXPORT void glGetQueryObjectui64vEXT(GLuint id, GLenum pname, GLuint64 *params)
 {
+    id = door(id);
     if (!get_object_common(id, pname, params, V_UINT64))
         GL_->glGetQueryObjectui64vEXT(id, pname, params);
 }

@@ -334,7 +334,7 @@ static void pool_trim(struct perfq_gl_ctx *c, struct perfq_gl_vq_slot *sl)
             free(seg);
             atomic_fetch_sub(&perfq_gl_vq_live_segments, 1);
         }
-        c->vq->fn.del(n, names);    /* the layer's own names: no error to catch */
+        perfq_gl_vq_delete_layer_names(c, n, names);     /* no error to catch */
     }
 }
 
@@ -874,6 +874,8 @@ void perfq_gl_vq_free_context(struct perfq_gl_ctx *c, int gl_usable)
     void *args[2] = {c, &usable};
     perfq_gl_name_table_each(&s->internal, free_segment, args);
     perfq_gl_name_table_free(&s->internal);
+    perfq_gl_name_table_free(&s->layer_names);
+    perfq_gl_name_table_free(&s->aliases);
     while (s->free_marks) {
         struct perfq_gl_segment *m = s->free_marks;
         s->free_marks = m->next;

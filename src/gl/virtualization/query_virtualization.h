@@ -110,6 +110,12 @@ struct perfq_gl_vq_state {
     int n_free_marks, n_free_vqueries;
     struct perfq_gl_name_table records;     /* program name -> split program record */
     struct perfq_gl_name_table internal;    /* the layer's driver names -> segment */
+    /* The layer's other driver names (layer_names.c): timer stamps -> PERFQ_GL_VQ_TIMER_NAME,
+     * the driver names of the program's aliases -> the program's name. */
+    struct perfq_gl_name_table layer_names;
+    /* Compatibility profile: a program's name that the layer held when the program first used
+     * it -> the driver name that stands for it (layer_names.c). */
+    struct perfq_gl_name_table aliases;
     struct perfq_gl_query_fns fn;
     signed char supported[16];              /* target_supported, cached: -1 unknown */
 };
@@ -171,6 +177,46 @@ void perfq_gl_vq_suspend(struct perfq_gl_ctx *ctx);
 /* The context is current on this thread again (or a switch away from it failed): the logical
  * queries still active get a new driver segment each, so their results stay the exact sum. */
 void perfq_gl_vq_resume(struct perfq_gl_ctx *ctx);
+/* ---- The layer's query names and the program's (layer_names.c) ----
+ * Query names are the context's, one namespace for the program and the layer: the layer's
+ * driver names are kept out of the program's sight (glIsQuery false, glDeleteQueries skips them,
+ * any other use is the driver's answer for a name that is no query object), and a
+ * compatibility-profile program that names a query the layer holds (legal there: GL 4.6
+ * compatibility 4.2, BeginQuery "with an unused name") gets another driver name standing for
+ * its own (an alias) for the object's life. */
+#define PERFQ_GL_VQ_TIMER_NAME ((void *)~(uintptr_t)0)
+/* A new driver name for the layer's own use (a timer stamp), or 0. */
+GLuint perfq_gl_vq_gen_layer_name(struct perfq_gl_ctx *ctx);
+/* The layer is done with these names of its own (gen'ed above, or segments'): deleted at the
+ * driver, except one a program's alias still stands for (kept until the program deletes it, so
+ * that the driver never gives the program that name while the program names the alias so). */
+void perfq_gl_vq_delete_layer_names(struct perfq_gl_ctx *ctx, GLsizei n, const GLuint *names);
+/* 1 if `name` is a driver name of the layer's (segment, timer, alias). */
+int perfq_gl_vq_is_layer_name(const struct perfq_gl_vq_state *s, GLuint name);
+/* The driver name for a program's query name: its alias's, or 0 for a name of the layer's,
+ * else the name itself. */
+static inline GLuint perfq_gl_vq_driver_name(const struct perfq_gl_vq_state *s, GLuint name)
+{
+    if (s->aliases.count) {
+        void *d = perfq_gl_name_table_get(&s->aliases, name);
+        if (d)
+            return (GLuint)(uintptr_t)d;
+    }
+    return perfq_gl_vq_is_layer_name(s, name) ? 0 : name;
+}
+/* The program's name for a driver name the driver reported (GL_CURRENT_QUERY). */
+GLuint perfq_gl_vq_program_name(const struct perfq_gl_vq_state *s, GLuint driver_name);
+/* Compatibility profile, before a call that may make a query object of an unused name
+ * (glBeginQuery*, glQueryCounter): for a program name the layer holds, a driver name unused
+ * now, to be given to the driver instead; then perfq_gl_vq_alias_settle after the call. Else
+ * returns perfq_gl_vq_driver_name. */
+GLuint perfq_gl_vq_alias_for_new(struct perfq_gl_ctx *ctx, GLuint name, int *pending);
+/* After that call: the alias is kept where the driver made the object, dropped where not. */
+void perfq_gl_vq_alias_settle(struct perfq_gl_ctx *ctx, GLuint name, GLuint driver_name);
+/* The program deletes its name: the driver names to delete for it (its alias's, and the
+ * program's own once the layer let it go), written to out[0..1]; returns how many. */
+int perfq_gl_vq_alias_delete(struct perfq_gl_ctx *ctx, GLuint name, GLuint out[2]);
+
 /* Reads a driver query object's 64-bit result, unbinding a query buffer first. */
 void perfq_gl_read_query(struct perfq_gl_ctx *ctx, GLuint name, GLenum pname, GLuint64 *value);
 
