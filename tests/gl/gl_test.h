@@ -55,6 +55,7 @@ typedef GLenum (*t_geterror)(void);
 typedef void (*t_getintegerv)(GLenum, GLint *);
 typedef void (*t_getbooleanv)(GLenum, GLboolean *);
 typedef void (*t_enum)(GLenum);
+typedef GLboolean (*t_isenabled)(GLenum);
 typedef void (*t_clearcolor)(GLfloat, GLfloat, GLfloat, GLfloat);
 typedef void (*t_viewport)(GLint, GLint, GLsizei, GLsizei);
 typedef void (*t_drawarrays)(GLenum, GLint, GLsizei);
@@ -73,6 +74,8 @@ typedef void (*t_getqueryobjectui64v)(GLuint, GLenum, GLuint64 *);
     X(t_voidfn, glFinish) \
     X(t_voidfn, glFlush) \
     X(t_enum, glDisable) \
+    X(t_enum, glEnable) \
+    X(t_isenabled, glIsEnabled) \
     X(t_clear, glClear) \
     X(t_clearcolor, glClearColor) \
     X(t_viewport, glViewport) \

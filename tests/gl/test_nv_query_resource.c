@@ -720,6 +720,80 @@ static void test_error_pending_at_storage_call(void **state)
     expect_type(OBJ_BUFFER, 0, 0);
 }
 
+/* KHR_debug: the program's debug callback sees each error once (a repeatable storage call the
+ * layer runs again for its answer runs with debug output off), and an error the layer raises
+ * itself reaches it as a THIRD_PARTY error message (src/gl/contexts/debug_output.c). */
+static int debug_api_errors, debug_layer_errors;
+static GLenum debug_layer_id;
+
+static void APIENTRY count_debug_message(GLenum source, GLenum type, GLuint id,
+                                            GLenum severity, GLsizei length,
+                                            const GLchar *message, const void *user)
+{
+    (void)severity, (void)length, (void)message, (void)user;
+    if (getenv("PERFQ_TEST_DEBUG_MESSAGES"))   /* to see them: set it */
+        printf("# debug 0x%x 0x%x %u: %s\n", source, type, id, message);
+    if (type != GL_DEBUG_TYPE_ERROR)
+        return;
+    if (source == GL_DEBUG_SOURCE_THIRD_PARTY) {
+        debug_layer_errors++;
+        debug_layer_id = id;
+    } else {
+        debug_api_errors++;
+    }
+}
+
+static void test_debug_output_sees_each_error_once(void **state)
+{
+    (void)state;
+    if (!(kind == GLT_GLES3 ? version_at_least(3, 2) : version_at_least(4, 3))) {
+        printf("# no debug output in this context (GL 4.3 / ES 3.2)\n");
+        skip();
+    }
+    PFNGLDEBUGMESSAGECALLBACKPROC set_callback =
+        (PFNGLDEBUGMESSAGECALLBACKPROC)eglGetProcAddress("glDebugMessageCallback");
+    assert_non_null(set_callback);
+    set_callback(count_debug_message, NULL);
+    gl.glEnable(GL_DEBUG_OUTPUT);
+    gl.glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    GLuint b = buffer(1 * MIB);
+    /* an earlier error pending, the storage call accepted: one message, the earlier error's */
+    debug_api_errors = debug_layer_errors = 0;
+    gl.glBindBuffer(0x1234, 0);
+    gl.glBufferData(GL_ARRAY_BUFFER, 2 * MIB, NULL, GL_STATIC_DRAW);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(debug_api_errors, 1);
+    expect_type(OBJ_BUFFER, 1, 2048);
+    /* an earlier error pending, the call refused: two messages, not three */
+    debug_api_errors = debug_layer_errors = 0;
+    gl.glBindBuffer(0x1234, 0);
+    gl.glBufferData(GL_ARRAY_BUFFER, -1, NULL, GL_STATIC_DRAW);
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    assert_int_equal(debug_api_errors, 2);
+    expect_type(OBJ_BUFFER, 1, 2048);
+    /* the program's debug output is left on */
+    assert_true(gl.glIsEnabled(GL_DEBUG_OUTPUT));
+    /* an error the layer raises: a tag never generated (expect_type's size query raised one) */
+    debug_api_errors = debug_layer_errors = 0;
+    f.tag(12345, "never generated");
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
+    assert_int_equal(debug_layer_errors, 1);
+    assert_int_equal(debug_layer_id, GL_INVALID_OPERATION);
+    assert_int_equal(debug_api_errors, 0);
+    /* with debug output off, nothing */
+    gl.glDisable(GL_DEBUG_OUTPUT);
+    f.tag(12345, NULL);
+    assert_int_equal(gl.glGetError(), GL_INVALID_OPERATION);
+    assert_int_equal(debug_layer_errors, 1);
+    set_callback(NULL, NULL);
+    gl.glDisable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+    gl.glDeleteBuffers(1, &b);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    expect_type(OBJ_BUFFER, 0, 0);
+}
+
 /* Storage calls by target name the object the program bound: the layer's record of the binds
  * (src/gl/injection/layer_bindings.c) follows refused binds, deletions, texture units, DSA unit
  * binds and vertex array objects (ELEMENT_ARRAY_BUFFER is VAO state). */
@@ -1514,6 +1588,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_respecify_fast_path, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_repeats_follow_bindings, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_error_pending_at_storage_call, setup_each,
+                                        teardown_each),
+        cmocka_unit_test_setup_teardown(test_debug_output_sees_each_error_once, setup_each,
                                         teardown_each),
         cmocka_unit_test_setup_teardown(test_bindings_tracked, setup_each, teardown_each),
         cmocka_unit_test_setup_teardown(test_extension_storage_calls, setup_each, teardown_each),

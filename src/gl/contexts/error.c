@@ -28,6 +28,8 @@ void perfq_gl_record_error(struct perfq_gl_context *pub, GLenum error)
     if (!pub || error == GL_NO_ERROR)
         return;
     struct perfq_gl_ctx *c = perfq_gl_ctx(pub);
+    /* Each error raised is a debug message, as the driver's are, kept for glGetError or not. */
+    perfq_gl_debug_output_error(c, error);
     if (c->pending_error != GL_NO_ERROR)
         return;
     /* An error the driver recorded earlier came first. */

@@ -96,6 +96,7 @@ struct perfq_gl_ctx {
     /* errors (error.c) */
     GLenum pending_error;                   /* the first error not yet returned to the program */
     int guard_depth;
+    signed char debug_output;               /* debug_output.c: 0 not asked yet, 1 has it, -1 not */
 
     /* extensions (extensions.c) */
     char **driver_extensions;               /* the driver's own list */
@@ -210,6 +211,12 @@ GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c);
  * perfq_gl_call_repeat_end says whether it is refused (layer_objects.h, OBSERVED_REPEATABLE). */
 static inline GLenum perfq_gl_call_repeatable_end(struct perfq_gl_ctx *c);
 GLenum perfq_gl_call_repeat_end(struct perfq_gl_ctx *c);
+/* debug_output.c: KHR_debug output is turned off around a call the layer runs again (1: it
+ * was on, perfq_gl_debug_output_resume turns it back on), and an error the layer raises is
+ * inserted as a THIRD_PARTY message where the program has debug output on. */
+int perfq_gl_debug_output_pause(struct perfq_gl_ctx *c);
+void perfq_gl_debug_output_resume(struct perfq_gl_ctx *c);
+void perfq_gl_debug_output_error(struct perfq_gl_ctx *c, GLenum error);
 /* The driver returned `error` to a read of the layer's: kept for the program (first one wins),
  * bindings asked again. */
 void perfq_gl_call_error_seen(struct perfq_gl_ctx *c, GLenum error);

@@ -168,6 +168,8 @@ typedef void (*perfq_PFNGLXSWAPBUFFERSPROC)(void *dpy, unsigned long drawable);
     X(perfq_PFNGLISENABLEDPROC, glIsEnabled) \
     X(perfq_PFNGLENABLEPROC, glEnable) \
     X(perfq_PFNGLENABLEPROC, glDisable) \
+    X(PFNGLDEBUGMESSAGEINSERTPROC, glDebugMessageInsert) \
+    X(PFNGLDEBUGMESSAGEINSERTPROC, glDebugMessageInsertKHR) \
     X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \
     X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers) \
     X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer) \

@@ -91,6 +91,19 @@ static inline int repeat_answered(struct perfq_gl_ctx *c, const struct repeat_pr
     return 1;
 }
 
+/* After one read found an error: the call runs again and its own error is read. The program's
+ * KHR_debug output is off meanwhile, so that its callback or log sees the call's error once
+ * (debug_output.c). */
+#define RUN_AGAIN_FOR_ANSWER(c, call) \
+    __extension__({ \
+        int debug_paused_ = perfq_gl_debug_output_pause(c); \
+        call; \
+        GLenum again_error_ = perfq_gl_call_repeat_end(c); \
+        if (debug_paused_) \
+            perfq_gl_debug_output_resume(c); \
+        again_error_; \
+    })
+
 /* The same with one read of the driver's error flag instead of two, for calls that running twice
  * leaves as running once (storage re-specified with the same arguments: glBufferData,
  * glTexImage*, glRenderbufferStorage, ...; never glGen*, immutable storage, copies from the
@@ -113,10 +126,8 @@ static inline int repeat_answered(struct perfq_gl_ctx *c, const struct repeat_pr
         if (repeat_answered(c, (const struct repeat_probe){.function = function, __VA_ARGS__})) \
             return; \
         GLenum error = perfq_gl_call_repeatable_end(c); \
-        if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
-            real_fn args; \
-            error = perfq_gl_call_repeat_end(c); \
-        } \
+        if (__builtin_expect(error != GL_NO_ERROR, 0)) \
+            error = RUN_AGAIN_FOR_ANSWER(c, real_fn args); \
         struct perfq_gl_object_call call = {.function = function, .error = error, __VA_ARGS__}; \
         perfq_gl_observe_object_repeatable(c, &call); \
     } while (0)

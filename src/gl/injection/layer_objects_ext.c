@@ -22,10 +22,8 @@
         if (!c) \
             return; \
         GLenum error = perfq_gl_call_repeatable_end(c); \
-        if (__builtin_expect(error != GL_NO_ERROR, 0)) { \
-            real_fn args; \
-            error = perfq_gl_call_repeat_end(c); \
-        } \
+        if (__builtin_expect(error != GL_NO_ERROR, 0)) \
+            error = RUN_AGAIN_FOR_ANSWER(c, real_fn args); \
         struct perfq_gl_object_call call = {.function = #fn, .error = error, __VA_ARGS__}; \
         if (error == GL_NO_ERROR && \
             !(call.name = perfq_gl_texture_on_unit(c, (texunit) - GL_TEXTURE0, call.target))) \
