@@ -374,6 +374,28 @@ static void test_stat_signal_status(void **state)
                                   NULL});
     assert_int_equal(r->status, 128 + 9);
     assert_non_null(strstr(r->err, "seconds time elapsed"));
+    /* JSON and CSV say the same status as perfq's exit: 128 + N, the shell's convention (JSON
+     * said -1), and JSON's "signal" N. */
+    char path[] = "/tmp/perfq-cli-signal-XXXXXX";
+    close(mkstemp(path));
+    run_perfq(r, (const char *[]){"stat", "--json", "-o", path, "--", "sh", "-c",
+                                  "kill -KILL $$", NULL});
+    assert_int_equal(r->status, 128 + 9);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
+    json_object *root = json_tokener_parse(report), *f;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "exit_status", &f));
+    assert_int_equal(json_object_get_int(f), 128 + 9);
+    assert_true(json_object_object_get_ex(root, "signal", &f));
+    assert_int_equal(json_object_get_int(f), 9);
+    json_object_put(root);
+    close(open(path, O_WRONLY | O_CREAT | O_EXCL, 0600));
+    run_perfq(r, (const char *[]){"stat", "--csv", "-o", path, "--", "sh", "-c",
+                                  "kill -KILL $$", NULL});
+    assert_int_equal(r->status, 128 + 9);
+    read_report(path, report, sizeof(report));
+    assert_non_null(strstr(report, "\nrun,exit_status,137,"));
 }
 
 static void test_bad_arguments_exit_2(void **state)

@@ -417,6 +417,8 @@ static uint64_t tv_ns(struct timeval tv)
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
 }
 
+/* "exit_status" is the shell's (128 + N for signal N), as perfq's own exit and the CSV's run
+ * row; "signal" is N (0: CMD exited). */
 static void print_json(FILE *out, const struct stat_options *o, const struct stat_row *rows,
                        size_t n, const perfq_value_t *values, const struct child_result *r,
                        struct stat_collect *collect)
@@ -429,7 +431,7 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
     fprintf(out, "], \"exit_status\": %d, \"signal\": %d, \"elapsed_ns\": %" PRIu64
             ", \"user_ns\": %" PRIu64 ", \"system_ns\": %" PRIu64
             ", \"max_rss_bytes\": %" PRIu64,
-            WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1,
+            WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status),
             WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0, r->elapsed_ns,
             tv_ns(r->usage.ru_utime), tv_ns(r->usage.ru_stime),
             (uint64_t)r->usage.ru_maxrss * 1024u);
