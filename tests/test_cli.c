@@ -298,6 +298,64 @@ static double json_counter(json_object *root, const char *name)
     return -1;
 }
 
+/* Counter NAME's object in a perfq stat JSON report's "counters" (asserted present). */
+static json_object *json_counter_object(json_object *root, const char *name)
+{
+    json_object *counters, *f;
+    assert_true(json_object_object_get_ex(root, "counters", &counters));
+    for (size_t i = 0; i < json_object_array_length(counters); i++) {
+        json_object *c = json_object_array_get_idx(counters, i);
+        assert_true(json_object_object_get_ex(c, "name", &f));
+        if (strcmp(json_object_get_string(f), name) == 0)
+            return c;
+    }
+    fail_msg("no counter '%s' in the report", name);
+    return NULL;
+}
+
+/* JSON's rate_per_second only where the counter counts (a rate of a level such as
+ * rusage/max-rss, the peak resident set, means nothing: it was printed); time_enabled and
+ * time_running only where the source has them (perf's counters, the rusage rows: CMD's whole
+ * run), not as 0 for proc-io, which has none. */
+static void test_stat_json_rates_and_times(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-rates-XXXXXX";
+    close(mkstemp(path));
+    run_perfq(r, (const char *[]){"stat", "--json", "--no-layers", "--no-device", "-e",
+                                  "rusage/max-rss,rusage/user-time,proc-io/read-bytes,"
+                                  "host/task-clock,host/page-faults", "-o", path, "--", "sh", "-c",
+                                  "read x < /etc/passwd", NULL});
+    assert_int_equal(r->status, 0);
+    static char report[1 << 16];
+    read_report(path, report, sizeof(report));
+    json_object *root = json_tokener_parse(report), *f;
+    assert_non_null(root);
+    json_object *rss = json_counter_object(root, "rusage/max-rss");
+    assert_true(json_object_object_get_ex(rss, "value", &f));
+    assert_true(json_object_get_double(f) > 0);
+    assert_false(json_object_object_get_ex(rss, "rate_per_second", &f));
+    assert_true(json_object_object_get_ex(rss, "time_enabled", &f));
+    const char *counting[] = {"rusage/user-time", "proc-io/read-bytes", "host/task-clock",
+                              "host/page-faults"};
+    for (size_t i = 0; i < 4; i++)
+        assert_true(json_object_object_get_ex(json_counter_object(root, counting[i]),
+                                              "rate_per_second", &f));
+    json_object *io = json_counter_object(root, "proc-io/read-bytes");
+    assert_true(json_object_object_get_ex(io, "value", &f));
+    assert_true(json_object_get_double(f) > 0);   /* sh read /etc/passwd */
+    assert_true(json_object_object_get_ex(io, "counted", &f) && json_object_get_boolean(f));
+    assert_false(json_object_object_get_ex(io, "time_enabled", &f));
+    assert_false(json_object_object_get_ex(io, "time_running", &f));
+    json_object *task = json_counter_object(root, "host/task-clock");
+    assert_true(json_object_object_get_ex(task, "time_enabled", &f));
+    assert_true(json_object_get_int64(f) > 0);
+    assert_true(json_object_object_get_ex(task, "time_running", &f));
+    assert_true(json_object_get_int64(f) > 0);
+    json_object_put(root);
+}
+
 /* The default rusage/... rows are CMD's (and its waited-for children's) accounting from wait4,
  * the same numbers as the report's user_ns and system_ns; -I, which needs counts while CMD
  * runs, has the perf software events instead, and refuses a rusage row named with -e. */
@@ -1163,6 +1221,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stat_exit_status_and_child_cpu),
         cmocka_unit_test(test_stat_table_to_file),
         cmocka_unit_test(test_stat_rusage_rows_from_wait4),
+        cmocka_unit_test(test_stat_json_rates_and_times),
         cmocka_unit_test(test_stat_signal_status),
         cmocka_unit_test(test_stat_forwards_term_and_hup),
         cmocka_unit_test(test_stat_spawn_paths_count_alike),

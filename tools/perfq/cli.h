@@ -61,6 +61,11 @@ int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id);
 /* Can this counter count another process? Tried on perfq's own pid, which always exists. */
 int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id);
 
+/* Does the counter count (events, or a duration that adds up: INTEL EVENT or DURATION_RAW, not
+ * a flag), so that its value over a time is a rate? A level (rusage/max-rss, a gauge: RAW), a
+ * mean, a throughput or a timestamp is not: a rate of it means nothing. */
+int cli_counter_is_counting(const perfq_counter_info_t *ci);
+
 /* Forks a child that waits for a byte on *go before it execs cmd (execvp); an exec failure
  * comes back as its errno on *exec_err (EOF when the exec succeeded). Returns its pid, or -1. */
 pid_t cli_spawn_waiting(char **cmd, int *go, int *exec_err);

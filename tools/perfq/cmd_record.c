@@ -158,10 +158,7 @@ static void counter_event(void *arg, const perfq_counter_info_t *info,
         return;
     double v = perfq_value_as_double(value, info->storage);
     char name[200];
-    int counting = info->storage != PERFQ_STORAGE_BOOL32 &&
-                   (info->intel_type == PERFQ_INTEL_EVENT ||
-                    info->intel_type == PERFQ_INTEL_DURATION_RAW);
-    if (!counting) {
+    if (!cli_counter_is_counting(info)) {
         trace_counter(s->trace, s->pid, end, info->full_name, v);
         return;
     }

@@ -326,9 +326,7 @@ static int setup(perfq_t *pq, const struct serve_options *o, struct target *targ
             s->group = gi.name;
             s->device = serve_device_label(&gi);
             s->pid = gi.scope == PERFQ_SCOPE_PROCESS && t->pid ? t->pid : 0;
-            s->counting = s->info.storage != PERFQ_STORAGE_BOOL32 &&
-                          (s->info.intel_type == PERFQ_INTEL_EVENT ||
-                           s->info.intel_type == PERFQ_INTEL_DURATION_RAW);
+            s->counting = cli_counter_is_counting(&s->info);
             t->series_of[k] = (*n_series)++;
         }
         st = perfq_sampler_start(t->sampler);

@@ -463,9 +463,18 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
         }
         const perfq_value_t *v = &values[rows[i].measured];
         double value = perfq_value_as_double(v, ci->storage);
-        fprintf(out, ", \"value\": %.17g, \"rate_per_second\": %.17g, \"time_enabled\": %"
-                PRIu64 ", \"time_running\": %" PRIu64 ", \"scaled\": %s, \"counted\": %s}",
-                value, seconds > 0 ? value / seconds : 0.0, v->time_enabled, v->time_running,
+        fprintf(out, ", \"value\": %.17g", value);
+        /* A rate of a level (rusage/max-rss), a mean or a timestamp would mean nothing. */
+        if (cli_counter_is_counting(ci))
+            fprintf(out, ", \"rate_per_second\": %.17g", seconds > 0 ? value / seconds : 0.0);
+        /* A counted value with no running time comes from a source that has no enabled and
+         * running times (proc-io, the layers' and the device's counters: the C API's "else
+         * 0"); a 0 there would read as "never ran". perf's counters have them (a counted
+         * one ran), the rusage rows CMD's whole run. */
+        if ((v->flags & PERFQ_VALUE_NOT_COUNTED) || v->time_running)
+            fprintf(out, ", \"time_enabled\": %" PRIu64 ", \"time_running\": %" PRIu64,
+                    v->time_enabled, v->time_running);
+        fprintf(out, ", \"scaled\": %s, \"counted\": %s}",
                 v->flags & PERFQ_VALUE_SCALED ? "true" : "false",
                 v->flags & PERFQ_VALUE_NOT_COUNTED ? "false" : "true");
     }

@@ -53,3 +53,9 @@ int cli_find_counter(perfq_t *pq, const char *name, perfq_counter_id_t *id)
     }
     return 0;
 }
+
+int cli_counter_is_counting(const perfq_counter_info_t *ci)
+{
+    return ci->storage != PERFQ_STORAGE_BOOL32 &&
+           (ci->intel_type == PERFQ_INTEL_EVENT || ci->intel_type == PERFQ_INTEL_DURATION_RAW);
+}

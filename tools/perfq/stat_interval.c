@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "stat_interval.h"
 
 struct stat_interval {
@@ -95,12 +96,6 @@ void stat_interval_close(struct stat_interval **piv)
     free(iv);
 }
 
-static int is_counting(const perfq_counter_info_t *ci)
-{
-    return ci->storage != PERFQ_STORAGE_BOOL32 &&
-           (ci->intel_type == PERFQ_INTEL_EVENT || ci->intel_type == PERFQ_INTEL_DURATION_RAW);
-}
-
 static void add_to_total(perfq_value_t *t, const perfq_value_t *v, perfq_storage_t st)
 {
     switch (st) {
@@ -169,7 +164,7 @@ static perfq_status_t one_interval(struct stat_interval *iv, FILE *out, int json
     for (size_t i = 0; i < iv->n; i++) {
         const perfq_counter_info_t *ci = &iv->infos[i];
         const perfq_value_t *v = &iv->now[iv->pos[i]];
-        if (is_counting(ci))
+        if (cli_counter_is_counting(ci))
             add_to_total(&iv->total[i], v, ci->storage);
         else
             iv->total[i] = *v;
