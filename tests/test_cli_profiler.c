@@ -667,7 +667,7 @@ static void gl_per_draw_json_csv(void **state)
     json_object_put(j);
     free(report);
 
-    /* CSV: the draws rows, 11 fields each, the count exact. */
+    /* CSV: the draws rows, 14 fields each, the count exact. */
     rc = run_perfq((const char *[]){"--per-draw", "--stats-span", "0", "--csv", "--", gl_path, "10",
                                     "3", NULL}, &report);
     assert_int_equal(rc, 0);
@@ -677,7 +677,7 @@ static void gl_per_draw_json_csv(void **state)
         int commas = 0;
         for (char *c = l; *c; c++)
             commas += *c == ',';
-        assert_int_equal(commas, 10);
+        assert_int_equal(commas, 13);
         if (strncmp(l, "draws,count,", 12) == 0) {
             count_rows++;
             assert_int_equal(atoi(l + 12), 30);
@@ -1132,40 +1132,86 @@ static void cl_commands_json(void **state)
     free(report);
 }
 
-/* CSV: a header and rows of 11 fields; the kernel rows hold the exact counts. */
-/* GL memory by tag in the CSV and the table: one row per tag (objects in count, the tag id in
- * timed, bytes in bytes), and a program with two share groups and a tag in each (memory_app:
- * "buffers" two 8 MiB buffers in one group, "other" one 1 MiB buffer in the other) gets both,
- * each at its peak, with untagged memory counted by type only. */
+/* The 14 fields of a CSV row (no quoted field in these programs' rows), cut in place. */
+static void csv_fields(char *l, char *f[14])
+{
+    for (int i = 0; i < 14; i++) {
+        f[i] = l;
+        char *c = strchr(l, ',');
+        if (i < 13) {
+            assert_non_null(c);
+            *c = '\0';
+            l = c + 1;
+        } else {
+            assert_null(c);
+        }
+    }
+}
+
+/* GL memory in the CSV as in the JSON of the same program: objects in count, KiB in kib
+ * (GL_NV_query_resource's unit; bytes, total and timed empty: the CSV said KiB * 1024 in bytes,
+ * a precision it does not have, and put the tag id in total), a tag's string as name and its
+ * share group and id in their own fields; the table by tag. A program with two share groups and
+ * a tag in each (memory_app: "buffers" two 8 MiB buffers in one group, "other" one 1 MiB buffer
+ * in the other) gets both, each at its peak, with untagged memory counted by type only. */
+static void gl_memory_csv_rows(const char *prog, const char *arg, json_object *j)
+{
+    char *report;
+    int rc = run_perfq((const char *[]){"--csv", "--", prog, arg, NULL}, &report);
+    assert_int_equal(rc, 0);
+    size_t tag_rows = 0, type_rows = 0;
+    for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        char *f[14];
+        csv_fields(l, f);
+        int tag = strcmp(f[0], "gl_memory_tag") == 0;
+        if (!tag && strcmp(f[0], "gl_memory") != 0)
+            continue;
+        for (int k = 3; k <= 10; k++)   /* timed ... bytes: not memory's */
+            assert_string_equal(f[k], "");
+        char key[64];
+        if (tag) {
+            tag_rows++;
+            json_object *t = group(j, "gl_memory.tags", f[1]);
+            assert_int_equal(atoll(f[2]), get_int(t, "objects"));
+            assert_int_equal(atoll(f[11]), get_int(t, "kib"));
+            assert_int_equal(atoll(f[12]), get_int(t, "share_group"));
+            assert_int_equal(atoll(f[13]), get_int(t, "id"));
+        } else {
+            type_rows++;
+            snprintf(key, sizeof(key), "gl_memory.%s_objects", f[1]);
+            assert_int_equal(atoll(f[2]), get_int(j, key));
+            snprintf(key, sizeof(key), "gl_memory.%s_kib", f[1]);
+            assert_int_equal(atoll(f[11]), get_int(j, key));
+            assert_string_equal(f[12], "");
+            assert_string_equal(f[13], "");
+        }
+    }
+    assert_int_equal(type_rows, 3);
+    assert_int_equal(tag_rows, json_object_array_length(get(j, "gl_memory.tags")));
+    free(report);
+}
+
 static void gl_memory_tags_csv_table(void **state)
 {
     (void)state;
     char *report;
-    int rc = run_perfq((const char *[]){"--csv", "--", gl_path, "5", NULL}, &report);
+    int rc = run_perfq((const char *[]){"--json", "--", gl_path, "5", NULL}, &report);
     assert_int_equal(rc, 0);
-    int tag_rows = 0;
-    for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
-        int commas = 0;
-        for (char *c = l; *c; c++)
-            commas += *c == ',';
-        assert_int_equal(commas, 10);
-        if (strncmp(l, "gl_memory_tag,", 14) == 0) {
-            tag_rows++;
-            if (strncmp(l + 14, "scene-texture,1,,", 17) == 0)
-                assert_string_equal(strrchr(l, ',') + 1, "16384");
-            else if (strncmp(l + 14, "scene-vertices,1,,", 18) == 0)
-                assert_string_equal(strrchr(l, ',') + 1, "1024");
-            else
-                fail_msg("unexpected tag row: %s", l);
-        }
-    }
-    assert_int_equal(tag_rows, 2);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
     free(report);
+    assert_int_equal(json_object_array_length(get(j, "gl_memory.tags")), 2);
+    json_object *tv = group(j, "gl_memory.tags", "scene-vertices");
+    assert_int_equal(get_int(tv, "kib"), 1);
+    json_object *tt = group(j, "gl_memory.tags", "scene-texture");
+    assert_int_equal(get_int(tt, "kib"), 16);
+    gl_memory_csv_rows(gl_path, "5", j);
+    json_object_put(j);
 
     rc = run_perfq((const char *[]){"--json", "--", memory_path, NULL}, &report);
     assert_int_equal(rc, 0);
-    json_object *j = json_tokener_parse(report);
+    j = json_tokener_parse(report);
     assert_non_null(j);
     assert_int_equal(get_int(j, "gl_memory.share_groups"), 2);
     assert_int_equal(json_object_array_length(get(j, "gl_memory.tags")), 2);
@@ -1178,8 +1224,9 @@ static void gl_memory_tags_csv_table(void **state)
     assert_true(get_int(b, "share_group") != get_int(o, "share_group"));
     /* By type: 4096 KiB texture and 16384 KiB renderbuffer untagged, 17408 KiB of buffers. */
     assert_int_equal(get_int(j, "gl_memory.total_kib"), 4096 + 16384 + 17408);
-    json_object_put(j);
     free(report);
+    gl_memory_csv_rows(memory_path, NULL, j);
+    json_object_put(j);
 
     rc = run_perfq((const char *[]){"--", memory_path, NULL}, &report);
     assert_int_equal(rc, 0);
@@ -1190,6 +1237,7 @@ static void gl_memory_tags_csv_table(void **state)
     free(report);
 }
 
+/* CSV: a header and rows of 14 fields; the kernel rows hold the exact counts. */
 static void csv_parses(void **state)
 {
     (void)state;
@@ -1202,9 +1250,10 @@ static void csv_parses(void **state)
         int commas = 0;
         for (char *c = l; *c; c++)
             commas += *c == ',';
-        assert_int_equal(commas, 10);
+        assert_int_equal(commas, 13);
         if (lines == 0)
-            assert_string_equal(l, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes");
+            assert_string_equal(l, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes,"
+                                   "kib,share_group,id");
         if (strncmp(l, "opencl_kernel,", 14) == 0) {
             kernels++;
             assert_int_equal(atoi(strchr(l + 14, ',') + 1), 3);

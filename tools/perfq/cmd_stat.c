@@ -491,17 +491,17 @@ static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
                       const perfq_value_t *values, const struct child_result *r,
                       struct stat_collect *collect)
 {
-    fprintf(out, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes\n");
-    fprintf(out, "run,exit_status,%d,,,,,,,,\n", WIFEXITED(r->status) ? WEXITSTATUS(r->status)
-                                                                     : 128 + WTERMSIG(r->status));
-    fprintf(out, "run,elapsed_ns,,,%" PRIu64 ",,,,,,\n", r->elapsed_ns);
+    fputs(STAT_CSV_HEADER, out);
+    fprintf(out, "run,exit_status,%d,,,,,,,," STAT_CSV_NO_MEMORY "\n",
+            WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status));
+    fprintf(out, "run,elapsed_ns,,,%" PRIu64 ",,,,,," STAT_CSV_NO_MEMORY "\n", r->elapsed_ns);
     for (size_t i = 0; i < n; i++) {
         if (rows[i].measured < 0)
             continue;   /* unavailable: the table and JSON say why */
         const perfq_value_t *v = &values[rows[i].measured];
         if (v->flags & PERFQ_VALUE_NOT_COUNTED)
             continue;
-        fprintf(out, "counter,%s,,,%.17g,,,,,,\n", rows[i].info.full_name,
+        fprintf(out, "counter,%s,,,%.17g,,,,,," STAT_CSV_NO_MEMORY "\n", rows[i].info.full_name,
                 perfq_value_as_double(v, rows[i].info.storage));
     }
     if (collect)

@@ -789,16 +789,17 @@ static void csv_field(FILE *out, const char *s)
 static void csv_series(FILE *out, const char *section, const char *name, struct series *s)
 {
     fprintf(out, "%s,%s,%" PRIu64 ",,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",\n", section, name, s->count, s->sum, series_mean(s), series_percentile(s, 50),
-            series_percentile(s, 95), series_percentile(s, 99), s->max);
+            ",%" PRIu64 "," STAT_CSV_NO_MEMORY "\n", section, name, s->count, s->sum,
+            series_mean(s), series_percentile(s, 50), series_percentile(s, 95),
+            series_percentile(s, 99), s->max);
 }
 
 static void csv_groups(FILE *out, const char *section, struct group *g, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,,%" PRIu64 ",,,%" PRIu64 "\n",
-                section, g[i].name, g[i].count, g[i].timed, g[i].ns.sum, series_mean(&g[i].ns),
-                series_percentile(&g[i].ns, 95), g[i].bytes);
+        fprintf(out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,,%" PRIu64 ",,,%" PRIu64
+                STAT_CSV_NO_MEMORY "\n", section, g[i].name, g[i].count, g[i].timed, g[i].ns.sum,
+                series_mean(&g[i].ns), series_percentile(&g[i].ns, 95), g[i].bytes);
 }
 
 void stat_collect_print_csv(struct stat_collect *c, FILE *out)
@@ -812,30 +813,34 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
             csv_series(out, "frames", pipe_names[i][0], &c->pipe[i]);
     /* The span rule: spans in count, frames in spans of several in timed, the rule in total
      * (ns); the frames they cover are the statistics rows' count. */
-    fprintf(out, "frames,pipeline_spans,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,,,\n", c->spans,
-            c->shared_frames, c->span_ns);
+    fprintf(out, "frames,pipeline_spans,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,,,"
+            STAT_CSV_NO_MEMORY "\n", c->spans, c->shared_frames, c->span_ns);
     if (c->per_draw) {
-        fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,,\n", c->draws, c->draws_gpu);
+        fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,," STAT_CSV_NO_MEMORY "\n",
+                c->draws, c->draws_gpu);
         csv_series(out, "draws", "gpu_draw_ns", &c->draw_ns);
         csv_series(out, "draws", "per_frame", &c->draws_per_frame);
         csv_series(out, "draws", "vertices", &c->draw_vertices);
         csv_series(out, "draws", "primitives", &c->draw_primitives);
     }
+    /* GL memory as JSON has it: objects in count, KiB in kib (GL_NV_query_resource's unit,
+     * each object rounded up to whole KiB: bytes would claim a precision it does not have);
+     * a tag's share group (JSON's index) and id in their own fields, its string as name. */
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
     for (int k = 0; k < 3; k++)
-        fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,%" PRIu64 "\n", memory_kinds[k], objects[k],
-                kib[k] * 1024u);
+        fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,,%" PRIu64 ",,\n", memory_kinds[k],
+                objects[k], kib[k]);
     for (size_t i = 0; i < c->tags.n; i++) {
         const struct memory_tag *t = stat_keys_at(&c->tags, i);
         fprintf(out, "gl_memory_tag,");
         csv_field(out, t->name);
-        fprintf(out, ",%" PRIu64 ",,%" PRIu64 ",,,,,,%" PRIu64 "\n", t->objects, t->key.id,
-                t->kib * 1024u);
+        fprintf(out, ",%" PRIu64 ",,,,,,,,,%" PRIu64 ",%zu,%" PRIu64 "\n", t->objects, t->kib,
+                memory_index(c, t), t->key.id);
     }
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
-    fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,,\n", dropped(c));
-    fprintf(out, "channel,processes,%zu,,,,,,,,\n", c->pids.n);
-    fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,,\n", untracked(c));
+    fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", dropped(c));
+    fprintf(out, "channel,processes,%zu,,,,,,,," STAT_CSV_NO_MEMORY "\n", c->pids.n);
+    fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", untracked(c));
 }

@@ -29,6 +29,14 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out);
 /* `"frames": {...}, "opencl": {...}, "channel": {...}` members, without the braces around. */
 void stat_collect_print_json(struct stat_collect *c, FILE *out);
 void stat_collect_print_csv(struct stat_collect *c, FILE *out);
+
+/* perfq stat --csv's header: every row has these 14 fields (docs/perfq-stat.md). GL memory is
+ * in KiB as GL_NV_query_resource counts it (each object rounded up to whole KiB), in kib, not
+ * bytes; a memory tag's share group (JSON's index) and id have their own fields. */
+#define STAT_CSV_HEADER \
+    "section,name,count,timed,total,mean,p50,p95,p99,max,bytes,kib,share_group,id\n"
+/* The three fields after bytes, empty: the rows that are not GL memory. */
+#define STAT_CSV_NO_MEMORY ",,,"
 void stat_collect_close(struct stat_collect **c);
 /* Frames and OpenCL commands received so far (any thread: the progress line). */
 void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands);
