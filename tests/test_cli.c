@@ -456,6 +456,89 @@ static void test_stat_signal_status(void **state)
     assert_non_null(strstr(report, "\nrun,exit_status,137,"));
 }
 
+static void write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+/* A usage error (exit 2) never touches -o FILE, also one found after FILE was opened (a
+ * counter that cannot measure CMD is found when the measurement of CMD is made): FILE keeps its
+ * content, and a FILE that did not exist is not left behind, empty. Neither does a CMD that
+ * cannot be started in perfq stat (no report). A run that reports replaces a longer FILE whole. */
+static void test_usage_error_keeps_output_file(void **state)
+{
+    (void)state;
+    struct run_result *r = result();
+    char path[] = "/tmp/perfq-cli-keep-XXXXXX";
+    close(mkstemp(path));
+    static const char known[] = "known content\n";
+    const char *const *runs[] = {
+        (const char *[]){"stat", "-e", "clock/process-cpu-time", "-o", path, "--", "true", NULL},
+        (const char *[]){"stat", "--json", "-e", "clock/process-cpu-time", "-o", path, "--",
+                         "true", NULL},
+        (const char *[]){"record", "-e", "rusage/max-rss", "-o", path, "--", "true", NULL},
+        (const char *[]){"stat", "--json", "-o", path, NULL},
+        (const char *[]){"stat", "--json", "-o", path, "--", NULL},
+        (const char *[]){"record", "-o", path, NULL},
+        (const char *[]){"stat", "-I", "100", "-e", "rusage/user-time", "-o", path, "--", "true",
+                         NULL},
+    };
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        write_file(path, known);
+        run_perfq(r, runs[i]);
+        if (r->status != 2)
+            fail_msg("run %zu: exit %d, not 2 (%s)", i, r->status, r->err);
+        char buf[256];
+        int fd = open(path, O_RDONLY);
+        assert_true(fd >= 0);
+        slurp(fd, buf, sizeof(buf));
+        close(fd);
+        if (strcmp(buf, known) != 0)
+            fail_msg("run %zu (%s %s ...): -o FILE now holds '%s'", i, runs[i][0], runs[i][1], buf);
+    }
+    /* No report: CMD not found. */
+    write_file(path, known);
+    run_perfq(r, (const char *[]){"stat", "-o", path, "--", "/nonexistent/perfq-no-such-program",
+                                  NULL});
+    assert_int_equal(r->status, 127);
+    char buf[1 << 16];
+    int fd = open(path, O_RDONLY);
+    slurp(fd, buf, sizeof(buf));
+    close(fd);
+    assert_string_equal(buf, known);
+    /* A FILE that did not exist stays so. */
+    unlink(path);
+    run_perfq(r, (const char *[]){"stat", "-e", "clock/process-cpu-time", "-o", path, "--", "true",
+                                  NULL});
+    assert_int_equal(r->status, 2);
+    assert_int_equal(access(path, F_OK), -1);
+    run_perfq(r, (const char *[]){"record", "-e", "rusage/max-rss", "-o", path, "--", "true",
+                                  NULL});
+    assert_int_equal(r->status, 2);
+    assert_int_equal(access(path, F_OK), -1);
+    /* A report replaces FILE whole, however long FILE was (it is emptied, not overwritten). */
+    char big[20000];
+    memset(big, '#', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    write_file(path, big);
+    run_perfq(r, (const char *[]){"stat", "--json", "-o", path, "--", "true", NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, buf, sizeof(buf));
+    json_object *root = json_tokener_parse(buf);
+    assert_non_null(root);
+    json_object_put(root);
+    write_file(path, big);
+    run_perfq(r, (const char *[]){"record", "-o", path, "--", "true", NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, buf, sizeof(buf));
+    assert_null(strchr(buf, '#'));
+    assert_non_null(root = json_tokener_parse(buf));
+    json_object_put(root);
+}
+
 static void test_bad_arguments_exit_2(void **state)
 {
     (void)state;
@@ -1228,6 +1311,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stat_spawned_cmd_unmeasurable_runs_on),
         cmocka_unit_test(test_stat_runs_script_without_interpreter_line),
         cmocka_unit_test(test_bad_arguments_exit_2),
+        cmocka_unit_test(test_usage_error_keeps_output_file),
         cmocka_unit_test(test_unavailable_counter_named),
         cmocka_unit_test(test_run_execs_with_status),
         cmocka_unit_test(test_run_injects_layers),

@@ -85,4 +85,21 @@ void json_string(FILE *out, const char *s);
 void cli_output_begin(FILE *f);
 int cli_output_end(FILE *f, const char *name);
 
+/* -o FILE, so that a run that ends without a report (a usage error found once FILE was open,
+ * CMD that could not be started) leaves FILE as it was: opened without emptying it (created
+ * if missing), emptied by cli_output_file_start just before the first write, and at
+ * cli_output_file_end, if never started, closed untouched (removed if this run created it).
+ * Without a path, f is stderr, started from the beginning. */
+struct cli_output_file {
+    FILE *f;
+    const char *path;
+    int created;    /* the open created FILE */
+    int started;    /* cli_output_file_start emptied it: the report is being written */
+    int err;        /* emptying it failed (errno): reported at the end */
+};
+int cli_output_file_open(struct cli_output_file *o, const char *path);  /* -1 with errno */
+void cli_output_file_start(struct cli_output_file *o);                  /* once; then no-op */
+/* Started: cli_output_end's check (-1 after saying why). Not started: 0. */
+int cli_output_file_end(struct cli_output_file *o, const char *name);
+
 #endif

@@ -192,15 +192,17 @@ static uint64_t monotonic_ns(void)
 /* Runs CMD and writes its trace. 0 with CMD's wait status in *status; 1 when the trace could not
  * be finished; -1 when CMD did not run (said why), *status then -1 - errno where its exec failed
  * (exit 126 or 127), left 0 otherwise. */
-static int record(perfq_t *pq, const struct record_options *o, FILE *out, int *status)
+static int record(perfq_t *pq, const struct record_options *o, struct cli_output_file *file,
+                  int *status)
 {
     perfq_counter_id_t ids[MAX_COUNTERS];
     perfq_counter_info_t infos[MAX_COUNTERS];
     size_t n = 0;
     if (select_counters(pq, o, ids, infos, &n) != 0 || layers_inject(0) != 0)
-        return -1;
+        return -1;   /* a usage error: the trace file is left as it was */
+    cli_output_file_start(file);
     uint64_t t0 = monotonic_ns();
-    struct trace *trace = trace_open(out, t0);
+    struct trace *trace = trace_open(file->f, t0);
     struct stat_collect *collect = trace ? stat_collect_open(trace) : NULL;
     if (collect && o->per_draw)
         stat_collect_set_per_draw(collect);
@@ -302,19 +304,19 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "perfq: cannot open the library: %s\n", perfq_status_string(st));
         return CLI_EXIT_USAGE;
     }
-    /* Close-on-exec ("e"): the command must not inherit the trace file. */
-    FILE *out = fopen(o.output, "we");
-    if (!out) {
+    /* Opened, not emptied: a usage error found in record() leaves FILE as it was (output.c). */
+    struct cli_output_file file;
+    if (cli_output_file_open(&file, o.output) != 0) {
         fprintf(stderr, "perfq record: cannot write '%s': %s\n", o.output, strerror(errno));
         perfq_close(&pq);
         return CLI_EXIT_USAGE;
     }
-    cli_output_begin(out);
+    cli_output_begin(file.f);
     int status = 0;
-    int r = record(pq, &o, out, &status);
+    int r = record(pq, &o, &file, &status);
     char name[4200];
     snprintf(name, sizeof(name), "'%s'", o.output);
-    int written = cli_output_end(out, name) == 0 && r != 1;
+    int written = cli_output_file_end(&file, name) == 0 && r != 1;
     perfq_close(&pq);
     if (r < 0)
         return status < 0 ? cli_exec_failed_status(-1 - status) : CLI_EXIT_USAGE;

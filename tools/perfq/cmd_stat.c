@@ -561,8 +561,9 @@ static void add_device_results(perfq_t *pq, const struct stat_device *device,
 
 static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct stat_row *rows,
                            size_t *n_rows, perfq_value_t *values, struct child_result *r,
-                           FILE *out, struct stat_collect **collect)
+                           struct cli_output_file *file, struct stat_collect **collect)
 {
+    FILE *out = file->f;
     size_t n = *n_rows;
     perfq_counter_id_t ids[MAX_EVENTS];
     perfq_counter_info_t infos[MAX_EVENTS];
@@ -693,6 +694,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     struct progress *progress = o->interval_ms && out == stderr ? NULL
                                                                 : progress_start(*collect, t0);
     if (iv) {
+        cli_output_file_start(file);   /* CMD runs: the intervals are the report's start */
         /* Returns when the command has exited, not reaped: see stat_interval.c. */
         st = stat_interval_run(iv, pid, o->interval_ms, t0, out, o->json);
         r->intervals = stat_interval_count(iv);
@@ -756,19 +758,21 @@ int cmd_stat(int argc, char **argv)
     }
     if (select_rows(pq, &o, rows, &n))
         goto out;
-    /* Close-on-exec ("e"): the measured command must not inherit perfq's output file. */
-    FILE *out = stderr;
-    if (o.output && !(out = fopen(o.output, "we"))) {
+    /* Opened, not emptied: a usage error found below leaves FILE as it was (output.c). */
+    struct cli_output_file file;
+    if (cli_output_file_open(&file, o.output) != 0) {
         fprintf(stderr, "perfq stat: cannot write '%s': %s\n", o.output, strerror(errno));
         goto out;
     }
+    FILE *out = file.f;
     struct child_result result = {0};
     cli_output_begin(out);   /* -I writes interval records to out while CMD runs */
     struct stat_collect *collect = NULL;
-    int measured = run_and_measure(pq, &o, rows, &n, values, &result, out, &collect) == 0;
+    int measured = run_and_measure(pq, &o, rows, &n, values, &result, &file, &collect) == 0;
     if (!ferror(out))
         errno = 0;           /* a failure from here on reports its own errno */
     if (measured) {
+        cli_output_file_start(&file);
         if (o.json)
             print_json(out, &o, rows, n, values, &result, collect);
         else if (o.csv)
@@ -786,7 +790,7 @@ int cmd_stat(int argc, char **argv)
     char name[64 + 4096];
     snprintf(name, sizeof(name), o.output ? "'%s'" : "%s", o.output ? o.output : "standard error");
     /* The counts are the point of perfq stat: losing them is a failure, whatever CMD did. */
-    if (cli_output_end(out, name) != 0 && measured)
+    if (cli_output_file_end(&file, name) != 0 && measured)
         rc = CLI_EXIT_OUTPUT;
     stat_collect_close(&collect);
     if (result.device) {
