@@ -346,6 +346,34 @@ def test_exit_status():
           "exit: status 2 expected, got %d, %s" % (rc, t["otherData"]))
 
 
+def test_names():
+    """CMD's process always has its process_name, its command line, from CMD's argv (otherData
+    pid says which it is): also where CMD cannot be executed (there was none: no other event
+    names it). Each thread of CMD is named after its comm and tid, and a thread that ended
+    before its first record was read (its comm gone from /proc) after its process's comm, not
+    "thread (tid N)": eight threads of one frame each end at once."""
+    rc, text, err = record(["/nonexistent/perfq-no-such-program", "x"])
+    t = parse(text, "names, not found")
+    od = t["otherData"]
+    procs = names(t, "process")
+    check(rc == 127 and od.get("exit_status") == 127, "names, not found: status %d, %s"
+          % (rc, od))
+    check(procs.get((od.get("pid"), 0)) ==
+          "/nonexistent/perfq-no-such-program x (pid %s)" % od.get("pid"),
+          "names, not found: CMD's process_name: %s, otherData %s" % (procs, od))
+    rc, text, err = record([GL_THREADS, "8", "1", "2"])
+    t = parse(text, "names, threads")
+    od = t["otherData"]
+    pid = od.get("pid")
+    check(rc == 0 and od.get("frames") == 8, "names, threads: status %d, %s" % (rc, od))
+    check(names(t, "process").get((pid, 0)) == "%s 8 1 2 (pid %s)" % (GL_THREADS, pid),
+          "names, threads: CMD's process_name: %s" % names(t, "process"))
+    threads = {k: n for k, n in names(t, "thread").items() if k[0] == pid}
+    check(len(threads) == 8 and
+          all(n == "gl-threads-app (tid %d)" % tid for (_, tid), n in threads.items()),
+          "names, threads: 8 threads named 'gl-threads-app (tid N)': %s" % threads)
+
+
 def record_until_frame(prefix):
     """perfq record of the GL example (a million frames) in the background, until a frame
     reached the file: (the perfq process, the trace's path, CMD's pid or None)."""
@@ -415,7 +443,7 @@ def test_stopped_mid_frame():
 
 
 for test in (test_gl, test_gl_per_draw, test_gl_threads, test_cl, test_cl_late, test_cl_inflight,
-             test_cl_threads, test_cl_child_gone, test_exit_status, test_killed,
+             test_cl_threads, test_cl_child_gone, test_exit_status, test_names, test_killed,
              test_stopped_mid_frame):
     print("==", test.__name__)
     test()

@@ -222,6 +222,10 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
         trace_close(&trace);
         return -1;
     }
+    /* From CMD's argv, before any record of it (until CMD has exec'd, /proc has perfq's
+     * copy; where the exec fails, nothing else would name it). */
+    timeline_name_command(stat_collect_timeline(collect), (uint32_t)pid, o->cmd);
+    trace_note(trace, "pid", (uint64_t)pid);
     if (stat_collect_start(collect) != 0)
         fprintf(stderr, "perfq record: cannot read the layers' records: %s\n", strerror(errno));
     struct stat_interval *iv = NULL;
@@ -251,8 +255,6 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     }
     close(go);
     close(exec_err);
-    if (got == 0)   /* exec'd: /proc/PID/cmdline is CMD's now */
-        timeline_name_process(stat_collect_timeline(collect), (uint32_t)pid);
     struct progress *progress = progress_start(collect, t0);
     if (iv) {
         stat_interval_run(iv, pid, o->interval_ms, t0, NULL, 0);

@@ -94,6 +94,14 @@ struct gpu_track {
     uint64_t span_frame, span_frames, span_vertices;
 };
 
+/* A named process (tid 0) or thread. A process keeps its short name, its comm (the kernel's:
+ * 15 bytes), for its threads whose own comm is gone by the time they are named (a thread that
+ * ended before the drain read its first record). */
+struct named {
+    struct stat_key key;        /* pid, handle: tid (0: the process) */
+    char comm[16];
+};
+
 struct timeline {
     struct trace *trace;
     pthread_mutex_t lock;       /* named processes and threads */
@@ -107,7 +115,7 @@ struct timeline {
      * cost nothing per record. */
     uint32_t *live;
     size_t n_live, live_cap;
-    struct stat_keys named;     /* (pid, tid) of named processes (tid 0) and threads */
+    struct stat_keys named;     /* struct named: named processes (tid 0) and threads */
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
     uint64_t draws, draw_intervals;
     uint64_t newest;            /* the latest swap or enqueue call seen (CLOCK_MONOTONIC ns) */
@@ -121,7 +129,7 @@ struct timeline *timeline_open(struct trace *t)
         return NULL;
     tl->trace = t;
     stat_keys_init(&tl->tracks, sizeof(struct gpu_track));
-    stat_keys_init(&tl->named, sizeof(struct stat_key));
+    stat_keys_init(&tl->named, sizeof(struct named));
     pthread_mutex_init(&tl->lock, NULL);
     return tl;
 }
@@ -155,15 +163,17 @@ static void frame_opens(struct timeline *tl, struct gpu_track *g, uint64_t t)
         tl->newest = t;
 }
 
-/* 1 the first time (pid, tid) is seen (then the caller names it); 0 after, or when it cannot be
- * kept (then it goes unnamed). */
-static int first_sight(struct timeline *tl, uint32_t pid, uint32_t tid)
+/* 1 the first time (pid, tid) is seen (then the caller names it; a process's comm, where given,
+ * is kept for its threads); 0 after, or when it cannot be kept (then it goes unnamed). */
+static int first_sight(struct timeline *tl, uint32_t pid, uint32_t tid, const char *comm)
 {
     pthread_mutex_lock(&tl->lock);
-    int first;
-    stat_keys_note(&tl->named, pid, tid, 0, &first);
+    int first = 0;
+    struct named *n = stat_keys_note(&tl->named, pid, tid, 0, &first);
+    if (n && first && comm)
+        snprintf(n->comm, sizeof(n->comm), "%s", comm);
     pthread_mutex_unlock(&tl->lock);
-    return first;
+    return n && first;
 }
 
 static void read_small(const char *path, char *buf, size_t size, int args)
@@ -183,26 +193,55 @@ static void read_small(const char *path, char *buf, size_t size, int args)
         buf[--len] = 0;
 }
 
-void timeline_name_process(struct timeline *tl, uint32_t pid)
+static void name_process(struct timeline *tl, uint32_t pid, const char *cmd, const char *comm)
 {
-    if (!first_sight(tl, pid, 0))
+    if (!first_sight(tl, pid, 0, comm))
         return;
-    char path[64], cmd[200], name[256];
-    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
-    read_small(path, cmd, sizeof(cmd), 1);
+    char name[256];
     snprintf(name, sizeof(name), "%s (pid %" PRIu32 ")", cmd[0] ? cmd : "process", pid);
     trace_process_name(tl->trace, pid, name, 0);
+}
+
+void timeline_name_process(struct timeline *tl, uint32_t pid)
+{
+    char path[64], cmd[200], comm[16];
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
+    read_small(path, cmd, sizeof(cmd), 1);
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
+    read_small(path, comm, sizeof(comm), 0);
+    name_process(tl, pid, cmd, comm);
+}
+
+void timeline_name_command(struct timeline *tl, uint32_t pid, char *const *argv)
+{
+    char cmd[200] = "", comm[16];
+    size_t used = 0;
+    for (size_t i = 0; argv[i] && used + 1 < sizeof(cmd); i++) {
+        int w = snprintf(cmd + used, sizeof(cmd) - used, "%s%s", i ? " " : "", argv[i]);
+        used += w < 0 ? 0 : (size_t)w;
+    }
+    /* The comm the kernel gives at exec: the file's base name, cut to 15 bytes. */
+    const char *base = strrchr(argv[0], '/');
+    snprintf(comm, sizeof(comm), "%s", base ? base + 1 : argv[0]);
+    name_process(tl, pid, cmd, comm);
 }
 
 static void name_thread(struct timeline *tl, uint32_t pid, uint32_t tid)
 {
     timeline_name_process(tl, pid);
-    if (!tid || !first_sight(tl, pid, tid))
+    if (!tid || !first_sight(tl, pid, tid, NULL))
         return;
     char path[96], comm[64], name[96];
     snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/comm", pid, tid);
     read_small(path, comm, sizeof(comm), 0);
-    snprintf(name, sizeof(name), "%s (tid %" PRIu32 ")", comm[0] ? comm : "thread", tid);
+    if (!comm[0]) {
+        /* Gone (it ended before its first record was read): its process's comm. */
+        pthread_mutex_lock(&tl->lock);
+        const struct named *p = stat_keys_find(&tl->named, pid, 0, 0);
+        snprintf(comm, sizeof(comm), "%s", p && p->comm[0] ? p->comm : "thread");
+        pthread_mutex_unlock(&tl->lock);
+    }
+    snprintf(name, sizeof(name), "%s (tid %" PRIu32 ")", comm, tid);
     trace_thread_name(tl->trace, pid, tid, name, (int)(tid == pid ? 0 : 1));
 }
 

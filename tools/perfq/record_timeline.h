@@ -20,6 +20,9 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r);
 void timeline_tick(struct timeline *tl, uint64_t now);
 /* Names the process pid (its command line, read from /proc) if not named yet. Thread safe. */
 void timeline_name_process(struct timeline *tl, uint32_t pid);
+/* Names CMD's process pid from its argv (NULL-terminated) whatever becomes of it (exec'd or
+ * not, gone or not), its comm the base name of argv[0]; before any record can name it. */
+void timeline_name_command(struct timeline *tl, uint32_t pid, char *const *argv);
 /* Adds the timeline's figures to the trace's otherData. */
 void timeline_close(struct timeline **tl);
 
