@@ -307,6 +307,54 @@ def test_gl_per_draw():
           "no per-draw: no draws in the trace: %s" % t["otherData"])
 
 
+def check_tracks_nest(trace, what):
+    """Slices (X events) on one track nest or are disjoint, as the Trace Event Format wants; in
+    integer ns (ts and dur are written in us with three decimals, each from its ns)."""
+    tracks = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] == "X":
+            b = round(e["ts"] * 1000)
+            tracks.setdefault((e["pid"], e["tid"]), []).append((b, b + round(e["dur"] * 1000), e))
+    bad = []
+    for key, slices in tracks.items():
+        slices.sort(key=lambda s: (s[0], -s[1]))
+        open_ends = []
+        for b, end, e in slices:
+            while open_ends and open_ends[-1][0] <= b:
+                open_ends.pop()
+            if open_ends and end > open_ends[-1][0]:
+                bad.append((key, open_ends[-1][1], e))
+            open_ends.append((end, e))
+    check(not bad, "%s: %d slices partly overlap another on their track, e.g. %s"
+          % (what, len(bad), bad[:2]))
+    return len(tracks)
+
+
+def test_gpu_tracks_nest():
+    """With --per-draw, the GPU slices of each context's track (its frames) and of its draws
+    track nest or are disjoint: frames placed as [previous frame's end stamp, own end stamp]
+    (the fence their timers share), draws from their own two stamps, and anything the stamps'
+    error would still make overlap begins at the previous slice's end (docs/perfq-record.md).
+    Before, a frame was [stamp - GPU time, stamp] with a separate stamp fence after it, and a
+    about half of the frames overlapped the previous one on llvmpipe. Several threads each with its
+    context, and the GL example."""
+    for cmd in ([GL_THREADS, "3", "20", "2"], [GL, "20", "3"]):
+        fd, path = tempfile.mkstemp(prefix="perfq-record-nest-", suffix=".json")
+        os.close(fd)
+        p = subprocess.run([PERFQ, "record", "--per-draw", "-o", path, "--"] + cmd,
+                           capture_output=True, text=True, timeout=600)
+        with open(path) as f:
+            text = f.read()
+        os.unlink(path)
+        what = "nest %s" % os.path.basename(cmd[0])
+        check(p.returncode == 0, "%s: exit status %d (%s)" % (what, p.returncode, p.stderr))
+        t = parse(text, what)
+        frames = gpu_frames(t)
+        draws = [e for e in t["traceEvents"] if e["ph"] == "X" and e["cat"] == "gl-gpu-draw"]
+        check(frames and draws, "%s: GPU frames and draws placed: %s" % (what, t["otherData"]))
+        check_tracks_nest(t, what)
+
+
 def test_gl_threads():
     """Eight threads rendering at once (tests/gl/threads_frames_app.c, 40 frames each, each thread
     its own context): each thread's frames on its own named track of CMD's process, each
@@ -442,9 +490,9 @@ def test_stopped_mid_frame():
     check_monotonic(t, "stopped")
 
 
-for test in (test_gl, test_gl_per_draw, test_gl_threads, test_cl, test_cl_late, test_cl_inflight,
-             test_cl_threads, test_cl_child_gone, test_exit_status, test_names, test_killed,
-             test_stopped_mid_frame):
+for test in (test_gl, test_gl_per_draw, test_gpu_tracks_nest, test_gl_threads, test_cl,
+             test_cl_late, test_cl_inflight, test_cl_threads, test_cl_child_gone, test_exit_status,
+             test_names, test_killed, test_stopped_mid_frame):
     print("==", test.__name__)
     test()
 print("%d failures" % len(failures))

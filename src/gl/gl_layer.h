@@ -430,6 +430,18 @@ perfq_status_t perfq_gl_timer_stamp(struct perfq_gl_context *ctx, struct perfq_g
  * available in the order timers were ended/stamped within a context. */
 perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *ctx, struct perfq_gl_timer *t,
                                      int wait, uint64_t *ns);
+/* 1 where an interval's result comes with its begin and end stamps (perfq_gl_timer_span): the
+ * fence path (its two fences' stamps) and the query path's intervals made of two stamp points;
+ * 0 where an interval is a duration only (TIME_ELAPSED) or there is no timer. */
+int perfq_gl_timer_has_span(struct perfq_gl_context *ctx);
+/* The stamps an interval's result was computed from, begin and end, in the path's domain (as
+ * perfq_gl_timer_stamp's), once perfq_gl_timer_result gave PERFQ_OK: PERFQ_OK; PERFQ_ENOTSUP
+ * where the interval has none (TIME_ELAPSED) or t is a stamp; PERFQ_ESTATE before a result.
+ * Back-to-back intervals (perfq_gl_timer_end_begin) share one stamp: one's end is exactly the
+ * next one's begin. end may be below begin on the fence path (stamps are each within the
+ * helper's wake-up of their signal, not ordered); the result then was 0. */
+perfq_status_t perfq_gl_timer_span(const struct perfq_gl_timer *t, uint64_t *begin,
+                                   uint64_t *end);
 /* Frees it (ends it first when active). NULL is allowed; allowed from a destroyed hook with
  * gl_usable == 0 (CPU memory only). */
 void perfq_gl_timer_free(struct perfq_gl_context *ctx, struct perfq_gl_timer *t);

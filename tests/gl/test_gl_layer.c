@@ -799,6 +799,41 @@ static void test_timer_chain_frame_reads(void **state)
         assert_int_equal(perfq_gl_timer_result(cur(), second, 1, &ns), PERFQ_OK);
         perfq_gl_timer_free(cur(), second);
     }
+    /* The stamps an interval's result comes from (perfq_gl_timer_span): chained intervals share
+     * one, exactly (perfq record places a context's frames back to back from them); a stamp has
+     * none; TIME_ELAPSED (query path) neither. */
+    {
+        struct perfq_gl_timer *a = NULL, *b = NULL, *s = NULL;
+        uint64_t ns = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        int span = perfq_gl_timer_has_span(cur());
+        if (fence)
+            assert_true(span);
+        perfq_status_t want = span ? PERFQ_OK : PERFQ_ENOTSUP;
+        assert_int_equal(perfq_gl_timer_begin(cur(), &a), PERFQ_OK);
+        glt_draw_triangles(&T, 10);
+        assert_int_equal(perfq_gl_timer_end_begin(cur(), a, &b), PERFQ_OK);
+        assert_non_null(b);
+        glt_draw_triangles(&T, 10);
+        assert_int_equal(perfq_gl_timer_end(cur(), b), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_stamp(cur(), &s), PERFQ_OK);
+        if (span)
+            assert_int_equal(perfq_gl_timer_span(a, &a0, &a1), PERFQ_ESTATE);   /* no result */
+        assert_int_equal(perfq_gl_timer_result(cur(), a, 1, &ns), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_span(a, &a0, &a1), want);
+        if (span)
+            assert_int_equal(ns, a1 > a0 ? a1 - a0 : 0);
+        assert_int_equal(perfq_gl_timer_result(cur(), b, 1, &ns), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_span(b, &b0, &b1), want);
+        if (span) {
+            assert_int_equal(b0, a1);
+            assert_int_equal(ns, b1 > b0 ? b1 - b0 : 0);
+        }
+        assert_int_equal(perfq_gl_timer_result(cur(), s, 1, &ns), PERFQ_OK);
+        assert_int_equal(perfq_gl_timer_span(s, &a0, &a1), PERFQ_ENOTSUP);
+        perfq_gl_timer_free(cur(), a);
+        perfq_gl_timer_free(cur(), b);
+        perfq_gl_timer_free(cur(), s);
+    }
     /* A chained timer freed while active (ended there, as any timer). */
     struct perfq_gl_timer *a = NULL, *b = NULL;
     uint64_t ns = 0;

@@ -91,7 +91,7 @@ static const char usage[] =
     "                                context-switches, page-faults, proc-io bytes)\n"
     "      -I, --interval MS         sampling period of the counters (10 to 3600000; 100)\n"
     "      --per-draw                also every GL draw call: its GPU interval on a track\n"
-    "                                beside its context's (a GPU stamp after each draw)\n"
+    "                                beside its context's (from its timer's stamps)\n"
     "      --stats-span MS           as perfq stat's (default 4): the vertices per frame\n"
     "                                counter is sampled at each span's end\n"
     "  serve [options]               a Prometheus endpoint: GET /metrics answers the text\n"

@@ -75,6 +75,7 @@ struct gpu_track {
     uint64_t gl_error_ns;       /* GL: the context's stated clock error */
     int draws_named;            /* GL: its draws' track (tid + DRAWS_TID_OFFSET) is named */
     uint64_t open_since;        /* GL: when its frame in progress began (CLOCK_MONOTONIC ns) */
+    uint64_t frame_end, draw_end;   /* GL: the end of the last frame, draw placed on its track */
     /* GL: frames whose GPU record has not come yet (the layer reads results up to
      * PERFQ_STAT_GL_FRAMES_IN_FLIGHT frames later): their starts, by frame index modulo
      * PENDING_STARTS (allocated at its first frame, freed when its process is found gone: a
@@ -118,6 +119,7 @@ struct timeline {
     struct stat_keys named;     /* struct named: named processes (tid 0) and threads */
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
     uint64_t draws, draw_intervals;
+    uint64_t clamped;           /* GPU intervals whose start was moved to their track's last end */
     uint64_t newest;            /* the latest swap or enqueue call seen (CLOCK_MONOTONIC ns) */
     size_t cl_waits;            /* entries in every queue's waits */
 };
@@ -243,6 +245,26 @@ static void name_thread(struct timeline *tl, uint32_t pid, uint32_t tid)
     }
     snprintf(name, sizeof(name), "%s (tid %" PRIu32 ")", comm, tid);
     trace_thread_name(tl->trace, pid, tid, name, (int)(tid == pid ? 0 : 1));
+}
+
+/* Slices on one track must nest or be disjoint (the Trace Event Format). A context's frames are
+ * placed back to back from the stamps their timers share (one's end is the next one's begin),
+ * its draws from their own two stamps; but fence stamps are each only within the stamp window
+ * of their signal, not ordered, and a TIME_ELAPSED is placed ending at a stamp taken after it:
+ * an interval that would begin before the end of the previous one on its track begins there
+ * (its end no earlier). Returns by how much its begin moved (0: as measured). */
+static uint64_t fit_on_track(struct timeline *tl, uint64_t *last_end, uint64_t *g0, uint64_t *g1)
+{
+    uint64_t moved = 0;
+    if (*g0 < *last_end) {
+        moved = *last_end - *g0;
+        *g0 = *last_end;
+        tl->clamped++;
+    }
+    if (*g1 < *g0)
+        *g1 = *g0;
+    *last_end = *g1;
+    return moved;
 }
 
 static uint32_t device_of(struct timeline *tl, const char *name, int is_cl)
@@ -505,9 +527,12 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
             tl->unmatched++;
             break;
         }
-        struct trace_arg args[2] = {{"frame", r->b}, {"clock_error_ns", r->t0}};
-        trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, r->g0, r->g1, "gl-gpu",
-                       "frame", args, 2);
+        uint64_t g0 = r->g0, g1 = r->g1;
+        uint64_t moved = fit_on_track(tl, &g->frame_end, &g0, &g1);
+        struct trace_arg args[3] = {{"frame", r->b}, {"clock_error_ns", r->t0},
+                                    {"moved_ns", moved}};
+        trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, g0, g1, "gl-gpu",
+                       "frame", args, moved ? 3 : 2);
         tl->gpu_intervals++;
         if (g->span_valid && g->span_frame == r->b) {
             /* A statistics span's vertices per frame (its total / its frames), at the GPU end
@@ -549,13 +574,16 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
             trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
             g->draws_named = 1;
         }
-        struct trace_arg args[4] = {{"frame", r->b},
+        uint64_t g0 = r->g0, g1 = r->g1;
+        uint64_t moved = fit_on_track(tl, &g->draw_end, &g0, &g1);
+        struct trace_arg args[5] = {{"frame", r->b},
                                     {"clock_error_ns", r->t0},
                                     {"vertices", r->flags & PERFQ_STAT_HAS_VERTICES ? r->d : 0},
                                     {"primitives",
-                                     r->flags & PERFQ_STAT_HAS_PRIMITIVES ? r->t1 : 0}};
-        trace_complete(tl->trace, DEVICE_PID + g->device, tid, r->g0, r->g1, "gl-gpu-draw",
-                       r->name[0] ? r->name : "draw", args, 4);
+                                     r->flags & PERFQ_STAT_HAS_PRIMITIVES ? r->t1 : 0},
+                                    {"moved_ns", moved}};
+        trace_complete(tl->trace, DEVICE_PID + g->device, tid, g0, g1, "gl-gpu-draw",
+                       r->name[0] ? r->name : "draw", args, moved ? 5 : 4);
         tl->gpu_intervals++;
         tl->draw_intervals++;
         break;
@@ -664,6 +692,7 @@ void timeline_close(struct timeline **ptl)
     trace_note(tl->trace, "opencl_clock_resets", tl->clock_resets);
     trace_note(tl->trace, "draws", tl->draws);
     trace_note(tl->trace, "draw_intervals", tl->draw_intervals);
+    trace_note(tl->trace, "gpu_intervals_moved", tl->clamped);
     for (size_t i = 0; i < tl->tracks.n; i++) {
         free(track_at(tl, i)->waits);
         free(track_at(tl, i)->pending_start);

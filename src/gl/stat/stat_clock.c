@@ -46,6 +46,18 @@ uint64_t perfq_stat_clock_to_cpu(const struct perfq_stat_clock *k, uint64_t stam
     return 0;
 }
 
+int perfq_stat_clock_span(const struct perfq_stat_clock *k, const struct perfq_gl_timer *t,
+                          uint64_t *begin, uint64_t *end, uint64_t *err)
+{
+    uint64_t b, e;
+    if (perfq_gl_timer_span(t, &b, &e) != PERFQ_OK)
+        return -1;
+    /* One offset for both ends (the latest measured): the interval keeps its measured length. */
+    *begin = perfq_stat_clock_to_cpu(k, b, err);
+    *end = perfq_stat_clock_to_cpu(k, e, err);
+    return *begin && *end ? 0 : -1;
+}
+
 uint64_t perfq_stat_clock_error(const struct perfq_stat_clock *k)
 {
     return k->path == PERFQ_GL_TIMER_FENCE ? k->resolution_ns : k->offset_err_ns;

@@ -31,6 +31,11 @@ void perfq_stat_clock_correlate(struct perfq_stat_clock *k, struct perfq_gl_cont
 /* A stamp on the CPU clock, with its error in *err; 0 when it cannot be told. */
 uint64_t perfq_stat_clock_to_cpu(const struct perfq_stat_clock *k, uint64_t stamp,
                                  uint64_t *err);
+/* An interval's begin and end stamps (perfq_gl_timer_span, its result read) on the CPU clock,
+ * with their error in *err: 0; -1 where the timer has none (TIME_ELAPSED) or they cannot be
+ * converted. */
+int perfq_stat_clock_span(const struct perfq_stat_clock *k, const struct perfq_gl_timer *t,
+                          uint64_t *begin, uint64_t *end, uint64_t *err);
 /* The error a context's GL_CONTEXT record announces. */
 uint64_t perfq_stat_clock_error(const struct perfq_stat_clock *k);
 

@@ -20,11 +20,12 @@
  * waited for (leave). A context destroyed while not current (no GL call allowed) sends its
  * pending draws without results, so the draw count stays exact.
  *
- * Timeline mode too (`perfq record --per-draw`): a GPU stamp after each draw (a third timer
- * object per draw: on the fence path a third fence) places it on the CPU clock as the frames
- * are placed (stat_clock.c): the draw's GPU interval is [stamp - GPU time, stamp], sent in the
- * DRAW record (flag INTERVAL: g0, g1, t0 = the error). The offset of the query path is measured
- * again every CORRELATE_EVERY draws.
+ * Timeline mode too (`perfq record --per-draw`): the draw's GPU interval on the CPU clock, as
+ * the frames are placed (stat_frames.c, stat_clock.c): [begin, end] from its timer's own stamps
+ * where it has them (perfq_gl_timer_span: the fence path's two fences, the query path's stamp
+ * points), else [stamp - GPU time, stamp] with a GPU stamp after the draw (a third timer object
+ * per draw, TIME_ELAPSED only), sent in the DRAW record (flag INTERVAL: g0, g1, t0 = the
+ * error). The offset of the query path is measured again every CORRELATE_EVERY draws.
  */
 #include "gl/gl_layer.h"
 
@@ -126,14 +127,16 @@ static int drain_one(struct perfq_gl_context *ctx, struct draw_ctx *s, int wait)
     struct interval at, *placed = NULL;
     if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(d->timer)) {
         flags |= PERFQ_STAT_HAS_GPU_TIME;
-        /* A stamp that is disjoint or late (the timer service's rules) places nothing. */
-        uint64_t end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(d->stamp)
-                           ? perfq_stat_clock_to_cpu(&s->clock, stamp, &at.err) : 0;
-        if (end > ns) {
-            at.begin = end - ns;
-            at.end = end;
-            placed = &at;
+        at.err = 0;
+        if (perfq_stat_clock_span(&s->clock, d->timer, &at.begin, &at.end, &at.err) != 0) {
+            /* A duration only (TIME_ELAPSED): it ends at the stamp taken after it; a stamp
+             * that is disjoint or late (the timer service's rules) places nothing. */
+            at.end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(d->stamp)
+                         ? perfq_stat_clock_to_cpu(&s->clock, stamp, &at.err) : 0;
+            at.begin = at.end > ns ? at.end - ns : 0;
         }
+        if (at.begin && at.end >= at.begin)
+            placed = &at;
     }
     if (vs == PERFQ_OK)
         flags |= PERFQ_STAT_HAS_VERTICES;
@@ -208,7 +211,8 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
         perfq_gl_vquery_end(ctx, s->cur.primitives);
     if (s->cur.timer)
         perfq_gl_timer_end(ctx, s->cur.timer);
-    if (s->timeline && s->cur.timer && perfq_gl_timer_stamp(ctx, &s->cur.stamp) != PERFQ_OK)
+    if (s->timeline && s->cur.timer && !perfq_gl_timer_has_span(ctx) &&
+        perfq_gl_timer_stamp(ctx, &s->cur.stamp) != PERFQ_OK)
         s->cur.stamp = NULL;
     if (s->timeline && ++s->draws % CORRELATE_EVERY == 0)
         perfq_stat_clock_correlate(&s->clock, ctx);

@@ -40,10 +40,16 @@
  * swap is no frame).
  *
  * Timeline mode (`perfq record`, docs/perfq-record.md) adds, per context, a GL_CONTEXT record
- * (renderer, timer path, clock error) and, per frame, a GPU stamp after the frame's last command
- * (perfq_gl_timer_stamp): the frame's GPU interval is [stamp - GPU time, stamp]. On the fence
- * path the stamp already is CLOCK_MONOTONIC (error: the stamp resolution). On the query path it
- * is in the driver's GL_TIMESTAMP domain: the offset to CLOCK_MONOTONIC comes from
+ * (renderer, timer path, clock error) and, per frame, its GPU interval on the CPU clock. Where the
+ * timer's interval has its own begin and end stamps (perfq_gl_timer_span: the fence path, and
+ * the query path's stamp points) it is [begin, end], the stamps the GPU time is computed from:
+ * a context's frames share one (end_begin), so they lie back to back, never overlapping. Where
+ * it is a duration only (TIME_ELAPSED), a GPU stamp after the frame's last command
+ * (perfq_gl_timer_stamp) places it: [stamp - GPU time, stamp]. (Until 2026-11-29 the fence path
+ * took that stamp too, a second fence per frame: on llvmpipe it was stamped up to milliseconds
+ * after the frame's end fence, and about half of the frames overlapped the one before.) On the
+ * fence path the stamps already are CLOCK_MONOTONIC (error: the stamp resolution). On the query
+ * path they are in the driver's GL_TIMESTAMP domain: the offset to CLOCK_MONOTONIC comes from
  * glGetInteger64v(GL_TIMESTAMP) bracketed by two CPU clock reads (error: half the bracket),
  * taken at the context's first frame and again every CORRELATE_EVERY frames (clock drift);
  * stat_clock.c holds that conversion.
@@ -185,11 +191,16 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(p->timer)) {
         r.flags |= PERFQ_STAT_HAS_GPU_TIME;
         r.c = ns;
-        uint64_t err = 0, end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(p->stamp)
-                                    ? perfq_stat_clock_to_cpu(&s->clock, stamp, &err) : 0;
-        if (end > ns) {
+        uint64_t err = 0, begin = 0, end = 0;
+        if (perfq_stat_clock_span(&s->clock, p->timer, &begin, &end, &err) != 0) {
+            /* A duration only (TIME_ELAPSED): it ends at the stamp taken after it. */
+            end = ss == PERFQ_OK && !perfq_gl_timer_disjoint(p->stamp)
+                      ? perfq_stat_clock_to_cpu(&s->clock, stamp, &err) : 0;
+            begin = end > ns ? end - ns : 0;
+        }
+        if (begin && end >= begin) {
             r.flags |= PERFQ_STAT_HAS_INTERVAL;
-            r.g0 = end - ns;
+            r.g0 = begin;
             r.g1 = end;
             r.t0 = err;
         }
@@ -288,7 +299,10 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     else if (perfq_gl_timer_begin(ctx, &next_timer) != PERFQ_OK)
         next_timer = NULL;
     struct perfq_gl_timer *stamp = NULL;
-    if (s->timeline && s->timer && perfq_gl_timer_stamp(ctx, &stamp) != PERFQ_OK)
+    /* The stamp that places a duration; an interval with its own stamps needs none (its begin
+     * is the previous frame's end: frames on the timeline are back to back). */
+    if (s->timeline && s->timer && !perfq_gl_timer_has_span(ctx) &&
+        perfq_gl_timer_stamp(ctx, &stamp) != PERFQ_OK)
         stamp = NULL;
     if (s->timeline && s->frame % CORRELATE_EVERY == CORRELATE_EVERY - 1)
         perfq_stat_clock_correlate(&s->clock, ctx);

@@ -113,6 +113,7 @@ perfq_status_t perfq_gl_timer_restart(struct perfq_gl_context *pub, struct perfq
     /* From here t is a new interval (its old result is gone), begun or failed. */
     t->epoch = s->disjoint_epoch;
     t->disjoint = 0;
+    t->have_span = 0;
     t->ended = st != PERFQ_OK;
     t->active = st == PERFQ_OK;
     return st;
@@ -307,6 +308,9 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
             if (st == PERFQ_OK)
                 st = perfq_gl_point_result(c, t->p1, wait, &v1);
             v = v1 > v0 ? v1 - v0 : 0;
+            t->have_span = st == PERFQ_OK;
+            t->span0 = v0;
+            t->span1 = v1;
         } else {
             st = perfq_gl_vquery_result(pub, t->vq, wait, &v);
         }
@@ -348,6 +352,23 @@ perfq_status_t perfq_gl_timer_result(struct perfq_gl_context *pub, struct perfq_
         t->disjoint = 1;
     }
     *ns = t->stamp ? t1 : (t1 > t0 ? t1 - t0 : 0);
+    t->have_span = !t->stamp;
+    t->span0 = t0;
+    t->span1 = t1;
+    return PERFQ_OK;
+}
+
+perfq_status_t perfq_gl_timer_span(const struct perfq_gl_timer *t, uint64_t *begin,
+                                   uint64_t *end)
+{
+    if (!t || !begin || !end)
+        return PERFQ_EINVAL;
+    if (t->stamp || (t->path == PERFQ_GL_TIMER_QUERY && !t->p0))
+        return PERFQ_ENOTSUP;
+    if (!t->have_span)
+        return PERFQ_ESTATE;
+    *begin = t->span0;
+    *end = t->span1;
     return PERFQ_OK;
 }
 

@@ -122,6 +122,9 @@ struct perfq_gl_timer {
     struct perfq_gl_point *p0, *p1;     /* query path with elapsed_by_stamps, interval */
     unsigned epoch;
     int disjoint;
+    int have_span;                      /* span0, span1: the stamps of the result (fence path,
+                                         * or the query path's points): perfq_gl_timer_span */
+    uint64_t span0, span1;
     struct perfq_gl_timer *next_free;
 };
 

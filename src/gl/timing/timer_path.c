@@ -330,6 +330,13 @@ perfq_gl_timer_path_t perfq_gl_timer_path(struct perfq_gl_context *pub)
     return s ? s->path : PERFQ_GL_TIMER_NONE;
 }
 
+int perfq_gl_timer_has_span(struct perfq_gl_context *pub)
+{
+    struct perfq_gl_timer_state *s = perfq_gl_timer_state_of(perfq_gl_ctx(pub));
+    return s && (s->path == PERFQ_GL_TIMER_FENCE ||
+                 (s->path == PERFQ_GL_TIMER_QUERY && s->elapsed_by_stamps));
+}
+
 const char *perfq_gl_timer_reason(struct perfq_gl_context *pub)
 {
     struct perfq_gl_timer_state *s = perfq_gl_timer_state_of(perfq_gl_ctx(pub));
