@@ -836,6 +836,36 @@ static void gl_glx_frames(void **state)
     free(report);
 }
 
+/* --no-stats: frames counted and timed, with no pipeline statistics query kept active (on
+ * llvmpipe any active query turns its overdraw elimination off: docs/perfq-stat.md, "Pipeline
+ * statistics and llvmpipe's overdraw elimination"). */
+static void gl_no_stats(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--no-stats", "--json", "--", gl_path, "30", NULL},
+                       &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 30);
+    int64_t gpu = get_int(j, "frames.with_gpu_time");
+    assert_true(gpu > 0 && gpu <= 30);
+    assert_int_equal(get_int(j, "frames.vertices.count"), 0);
+    assert_int_equal(get_int(j, "frames.pipeline_spans.spans"), 0);
+    json_object *frames = json_object_object_get(j, "frames");
+    json_object *pipeline = NULL;
+    assert_true(json_object_object_get_ex(frames, "pipeline", &pipeline));
+    assert_int_equal(json_object_object_length(pipeline), 0);
+    json_object_put(j);
+    free(report);
+    rc = run_perfq((const char *[]){"--no-stats", "--", gl_path, "10", NULL}, &report);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(report, "pipeline statistics: not measured (--no-stats)"));
+    assert_null(strstr(report, "vertices per frame"));
+    free(report);
+}
+
 static void gl_stats_spans(void **state)
 {
     (void)state;
@@ -1298,6 +1328,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_per_draw_json_csv),
         cmocka_unit_test(gl_per_draw_repeated),
         cmocka_unit_test(gl_stats_spans),
+        cmocka_unit_test(gl_no_stats),
         cmocka_unit_test(gl_frames_query_path),
         cmocka_unit_test(gl_glx_frames),
         cmocka_unit_test(gl_threads_frames_draws),

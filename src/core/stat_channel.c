@@ -23,6 +23,7 @@ static struct perfq_stat_slot *slots;   /* NULL when the page's slot count was n
 static uint64_t mask;                   /* checked once at attach; never read again from the page */
 static int timeline;
 static int per_draw;
+static int no_stats;
 static uint64_t stats_span_ns;
 static uint32_t pid_cache;      /* refreshed in a fork's child (after_fork_child) */
 static __thread uint32_t tid_cache;
@@ -121,6 +122,7 @@ static void attach(void)
     uint64_t flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
     timeline = (flags & PERFQ_STAT_PAGE_TIMELINE) != 0;
     per_draw = (flags & PERFQ_STAT_PAGE_PER_DRAW) != 0;
+    no_stats = (flags & PERFQ_STAT_PAGE_NO_STATS) != 0;
     stats_span_ns = __atomic_load_n(&page->stats_span_ns, __ATOMIC_RELAXED);
     pid_cache = (uint32_t)getpid();
     pthread_atfork(NULL, NULL, after_fork_child);
@@ -142,6 +144,11 @@ int perfq_stat_channel_timeline(void)
 int perfq_stat_channel_per_draw(void)
 {
     return perfq_stat_channel_active() && per_draw;
+}
+
+int perfq_stat_channel_pipeline_stats(void)
+{
+    return perfq_stat_channel_active() && !no_stats;
 }
 
 uint64_t perfq_stat_channel_stats_span_ns(void)

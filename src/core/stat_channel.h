@@ -205,6 +205,10 @@ _Static_assert(sizeof(struct perfq_stat_slot) == 160, "slots of 16-byte multiple
 /* `perfq stat --per-draw`: the GL layer times every draw call and counts its vertices and
  * primitives (src/gl/stat/stat_draws.c); without it the layer registers no draw observer. */
 #define PERFQ_STAT_PAGE_PER_DRAW 2u
+/* `--no-stats`: the GL layer keeps no pipeline statistics query active (frames are still
+ * counted and timed). On llvmpipe any query active in a scene turns its overdraw elimination
+ * off (docs/perfq-stat.md, "Pipeline statistics and llvmpipe's overdraw elimination"). */
+#define PERFQ_STAT_PAGE_NO_STATS 4u
 
 /* Layer side. Attaches once per process (thread safe); 1 when the channel is there and valid,
  * 0 otherwise (then nothing is ever sent). */
@@ -213,6 +217,8 @@ int perfq_stat_channel_active(void);
 int perfq_stat_channel_timeline(void);
 /* 1 when the CLI asked for every draw call (perfq stat --per-draw). */
 int perfq_stat_channel_per_draw(void);
+/* 1 unless the CLI asked for no pipeline statistics (perfq stat --no-stats). */
+int perfq_stat_channel_pipeline_stats(void);
 /* The statistics span the CLI asked for, in ns (0: one per frame). */
 uint64_t perfq_stat_channel_stats_span_ns(void);
 /* CLOCK_MONOTONIC in ns, and the calling thread's id (cached per thread; reset in a fork's

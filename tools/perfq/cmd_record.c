@@ -40,6 +40,7 @@ struct record_options {
     const char *events;
     unsigned interval_ms;
     int per_draw;
+    int no_stats;
     unsigned long long stats_span_ns;
     char **cmd;
 };
@@ -74,6 +75,8 @@ static int parse_args(int argc, char **argv, struct record_options *o)
             o->interval_ms = (unsigned)ms;
         } else if (strcmp(a, "--per-draw") == 0) {
             o->per_draw = 1;
+        } else if (strcmp(a, "--no-stats") == 0) {
+            o->no_stats = 1;
         } else if (strcmp(a, "--stats-span") == 0) {
             if (stat_parse_span_ms(++i < argc ? argv[i] : NULL, &o->stats_span_ns) != 0)
                 return fprintf(stderr, "perfq record: --stats-span needs a number of "
@@ -84,12 +87,12 @@ static int parse_args(int argc, char **argv, struct record_options *o)
     }
     if (!o->output)
         return fprintf(stderr, "perfq record: -o FILE is required (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD "
-                       "[ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--no-stats] [--stats-span MS] "
+                       "-- CMD [ARGS])\n"), -1;
     if (i >= argc)
         return fprintf(stderr, "perfq record: missing command (usage: perfq record -o "
-                       "trace.json [-e LIST] [-I MS] [--per-draw] [--stats-span MS] -- CMD "
-                       "[ARGS])\n"), -1;
+                       "trace.json [-e LIST] [-I MS] [--per-draw] [--no-stats] [--stats-span MS] "
+                       "-- CMD [ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }
@@ -206,6 +209,8 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     struct stat_collect *collect = trace ? stat_collect_open(trace) : NULL;
     if (collect && o->per_draw)
         stat_collect_set_per_draw(collect);
+    if (collect && o->no_stats)
+        stat_collect_set_no_stats(collect);
     if (collect)
         stat_collect_set_stats_span(collect, o->stats_span_ns);
     if (!collect) {

@@ -574,6 +574,8 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
         return -1;
     if (o->per_draw)
         stat_collect_set_per_draw(*collect);
+    if (o->no_stats)
+        stat_collect_set_no_stats(*collect);
     if (*collect)
         stat_collect_set_stats_span(*collect, o->stats_span_ns);
     int go = -1, exec_err = -1;

@@ -1,6 +1,6 @@
 /* perfq stat's options: -e/--events (joined), -I MS, --json, --csv, -o FILE, --device,
- * --no-device, --layers (the default, accepted), --no-layers, --per-draw, --stats-span MS,
- * -- CMD. */
+ * --no-device, --layers (the default, accepted), --no-layers, --per-draw, --no-stats,
+ * --stats-span MS, -- CMD. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +78,8 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
             layers_off = 1;
         } else if (strcmp(a, "--per-draw") == 0) {
             o->per_draw = 1;
+        } else if (strcmp(a, "--no-stats") == 0) {
+            o->no_stats = 1;
         } else if (strcmp(a, "--stats-span") == 0 || strncmp(a, "--stats-span=", 13) == 0) {
             const char *v = a[12] == '=' ? a + 13 : ++i < argc ? argv[i] : NULL;
             if (stat_parse_span_ms(v, &o->stats_span_ns) != 0)
@@ -92,6 +94,9 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
     if (o->per_draw && layers_off)
         return fprintf(stderr, "perfq stat: --per-draw needs the layers (not with --no-layers)\n"),
                -1;
+    if (o->no_stats && layers_off)
+        return fprintf(stderr, "perfq stat: --no-stats is about the layers (not with --no-layers)\n"),
+               -1;
     if (device_on && device_off)
         return fprintf(stderr, "perfq stat: --device and --no-device exclude each other\n"), -1;
     o->layers = !layers_off;
@@ -103,7 +108,8 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
     if (i >= argc)
         return fprintf(stderr, "perfq stat: missing command (usage: perfq stat [-e LIST] "
                        "[-I MS] [--json|--csv] [-o FILE] [--device|--no-device] "
-                       "[--no-layers|--per-draw] [--stats-span MS] -- CMD [ARGS])\n"), -1;
+                       "[--no-layers|--per-draw] [--no-stats] [--stats-span MS] -- CMD "
+                       "[ARGS])\n"), -1;
     o->cmd = argv + i;
     return 0;
 }

@@ -26,6 +26,7 @@ struct stat_options {
     int device;
     int layers;                /* inject perfq's GL/OpenCL layers into CMD: 1 unless --no-layers */
     int per_draw;              /* with the layers: every draw call (--per-draw) */
+    int no_stats;              /* with the layers: no pipeline statistics (--no-stats) */
     /* --stats-span MS: a context's pipeline statistics queries stay open across swaps until
      * they have lasted at least this long (0: a span per frame); docs/perfq-stat.md,
      * "Statistics spans" */

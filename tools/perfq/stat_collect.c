@@ -106,6 +106,7 @@ struct stat_collect {
     struct stat_keys tags;     /* entries: struct memory_tag */
     /* draws (--per-draw) */
     int per_draw;
+    int no_stats;           /* --no-stats: the layer was told to measure none */
     uint64_t draws, draws_gpu, draws_vertices, draws_primitives;
     struct series draw_ns, draw_vertices, draw_primitives, draws_per_frame;
     /* read by the progress line's thread */
@@ -455,6 +456,12 @@ void stat_collect_set_stats_span(struct stat_collect *c, uint64_t ns)
     __atomic_store_n(&c->page->stats_span_ns, ns, __ATOMIC_RELAXED);
 }
 
+void stat_collect_set_no_stats(struct stat_collect *c)
+{
+    c->no_stats = 1;
+    __atomic_or_fetch(&c->page->flags, PERFQ_STAT_PAGE_NO_STATS, __ATOMIC_RELAXED);
+}
+
 void stat_collect_set_per_draw(struct stat_collect *c)
 {
     c->per_draw = 1;
@@ -617,6 +624,8 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
                     " share a span until it lasts that long; per frame: its totals / its"
                     " frames)%s\n", c->span_frames, c->spans, c->shared_frames,
                     (double)c->span_ns / 1e6, c->span_gaps ? "; some spans lost" : "");
+        else if (c->no_stats)
+            fprintf(out, "   pipeline statistics: not measured (--no-stats)\n");
         else
             fprintf(out, "   pipeline statistics: none came (the contexts had no"
                     " GL_ARB_pipeline_statistics_query, as OpenGL ES has none, or no span ended"

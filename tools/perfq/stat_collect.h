@@ -16,6 +16,8 @@ struct stat_collect;
 struct stat_collect *stat_collect_open(struct trace *trace);
 /* perfq stat --per-draw: asks the GL layer for every draw call (before stat_collect_start). */
 void stat_collect_set_per_draw(struct stat_collect *c);
+/* --no-stats: the GL layer measures no pipeline statistics (before CMD starts). */
+void stat_collect_set_no_stats(struct stat_collect *c);
 /* --stats-span: the layers' statistics span in ns (0: a span per frame), before
  * stat_collect_start; the report states it. */
 void stat_collect_set_stats_span(struct stat_collect *c, uint64_t ns);

@@ -229,7 +229,7 @@ static void *created(const struct perfq_gl_scope_object *at)
     if (!s)
         return NULL;   /* this context is then not measured; the program goes on */
     s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
-    for (int i = 0; i < NSTATS; i++)
+    for (int i = 0; i < NSTATS && perfq_stat_channel_pipeline_stats(); i++)
         if (perfq_gl_vquery_target_supported(at->ctx, stat_targets[i]))
             s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
