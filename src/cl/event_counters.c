@@ -15,6 +15,8 @@
 #include "providers/nvml_interval.h"
 #include "providers/opencl_command.h"
 #include "cl/layer.h"
+#include "cl/command_counters.h"
+#include "cl/stat_commands.h"
 
 struct event_record {
     uint32_t program_refs;          /* under perfq_cl_events.lock */
@@ -196,6 +198,18 @@ static cl_int counter_results(cl_event event, const struct perfq_cl_command *cmd
     return CL_SUCCESS;
 }
 
+/* 1 where perfq stat turned profiling on under the event's queue, which the program made
+ * without it: the event's times are not the program's (CL_PROFILING_INFO_NOT_AVAILABLE, as
+ * without perfq). A bad event is left to the driver's answer. */
+static int stat_hides_profiling(cl_event event)
+{
+    cl_command_queue queue = NULL;
+    if (!event || perfq_cl_next.clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue),
+                                               &queue, NULL) != CL_SUCCESS)
+        return 0;
+    return queue && perfq_cl_stat_hidden_profiling(queue);
+}
+
 static cl_int CL_API_CALL GetEventProfilingInfo_wrap(cl_event event,
                                                      cl_profiling_info param_name,
                                                      size_t param_value_size, void *param_value,
@@ -203,9 +217,12 @@ static cl_int CL_API_CALL GetEventProfilingInfo_wrap(cl_event event,
 {
     int counters = param_name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY;
     if (!counters && perfq_cl_table_count_hint(&perfq_cl_events) == 0 &&
-        __atomic_load_n(&perfq_cl_hidden_profiling_queues, __ATOMIC_RELAXED) == 0)
+        __atomic_load_n(&perfq_cl_hidden_profiling_queues, __ATOMIC_RELAXED) == 0) {
+        if (perfq_cl_stat_on && stat_hides_profiling(event))
+            return CL_PROFILING_INFO_NOT_AVAILABLE;
         return perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
                                                      param_value, param_value_size_ret);
+    }
     if (!event)
         return CL_INVALID_EVENT;
     struct perfq_cl_command cmd;
@@ -237,6 +254,9 @@ static cl_int CL_API_CALL GetEventProfilingInfo_wrap(cl_event event,
             if (hidden)
                 return CL_PROFILING_INFO_NOT_AVAILABLE;
         }
+        /* perfq stat turned profiling on under the program's queue: not the program's. */
+        if (queue && perfq_cl_stat_hidden_profiling(queue))
+            return CL_PROFILING_INFO_NOT_AVAILABLE;
         return perfq_cl_next.clGetEventProfilingInfo(event, param_name, param_value_size,
                                                      param_value, param_value_size_ret);
     }

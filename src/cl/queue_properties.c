@@ -155,8 +155,17 @@ static cl_command_queue next_create(cl_context context, cl_device_id device,
     const cl_queue_properties *down =
         perfq_cl_stat_queue_properties(properties, buf, 64, &program_profiling);
     cl_command_queue q = next_create_driver(context, device, down, errcode_ret);
+    if (!q && down == buf) {
+        /* Refused with profiling added (PoCL: CL_QUEUE_SIZE without CL_QUEUE_ON_DEVICE is
+         * refused once CL_QUEUE_PROPERTIES is in the list): the program's own list decides, and
+         * the queue's commands are counted without GPU time. */
+        q = next_create_driver(context, device, properties, errcode_ret);
+        if (q)
+            perfq_cl_stat_queue_created(q, properties, 0);
+        return q;
+    }
     if (q && down == buf)
-        perfq_cl_stat_queue_created(q, program_profiling);
+        perfq_cl_stat_queue_created(q, properties, !program_profiling);
     return q;
 }
 
@@ -306,6 +315,25 @@ static cl_int stat_queue_info(cl_command_queue queue, cl_command_queue_info para
                               size_t param_value_size, void *param_value,
                               size_t *param_value_size_ret)
 {
+    if (param_name == CL_QUEUE_PROPERTIES_ARRAY && perfq_cl_stat_on) {
+        /* The driver holds the list the layer gave it: the program's is answered, once the
+         * driver has said the query is valid (an OpenCL 2 driver does not know it). */
+        size_t driver_size = 0;
+        cl_int err = perfq_cl_next.clGetCommandQueueInfo(queue, param_name, 0, NULL,
+                                                         &driver_size);
+        cl_queue_properties *array = NULL;
+        size_t array_size = 0;
+        int found = err == CL_SUCCESS ? perfq_cl_stat_queue_array(queue, &array, &array_size) : 0;
+        if (found == 0)
+            return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
+                                                       param_value, param_value_size_ret);
+        if (found < 0)
+            return CL_OUT_OF_HOST_MEMORY;
+        err = perfq_cl_set_param(array, array_size, param_value_size, param_value,
+                                 param_value_size_ret);
+        free(array);
+        return err;
+    }
     if (param_name != CL_QUEUE_PROPERTIES || !perfq_cl_stat_hidden_profiling(queue))
         return perfq_cl_next.clGetCommandQueueInfo(queue, param_name, param_value_size,
                                                    param_value, param_value_size_ret);
@@ -397,6 +425,7 @@ static cl_int CL_API_CALL ReleaseCommandQueue_wrap(cl_command_queue queue)
             perfq_cl_maps_forget_all_locked();
         pthread_mutex_unlock(&perfq_cl_queues.lock);
     }
+    perfq_cl_stat_queue_releasing();
     cl_int err = perfq_cl_next.clReleaseCommandQueue(queue);
     free_queue(gone);
     return err;

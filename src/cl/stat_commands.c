@@ -31,8 +31,15 @@
 
 int perfq_cl_stat_on;
 
-/* Queues created under perfq stat: value 1 when the program did not ask for profiling (the
- * layer turned it on), 2 when it did. */
+/* A queue created under perfq stat: whether the layer turned profiling on under it, and the
+ * properties the program passed, for CL_QUEUE_PROPERTIES_ARRAY (OpenCL 3.0: "the values
+ * specified in the properties argument in the same order and without including additional
+ * properties"; size 0 for clCreateCommandQueue or a NULL list). */
+struct stat_queue {
+    int hidden_profiling;
+    size_t array_size;                  /* bytes, the terminator included; 0: none */
+    cl_queue_properties array[];
+};
 static struct perfq_cl_table stat_queues = PERFQ_CL_TABLE_INIT;
 
 uint64_t perfq_cl_stat_clock(void)
@@ -283,6 +290,12 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
         harvest();
 }
 
+void perfq_cl_stat_queue_releasing(void)
+{
+    if (perfq_cl_stat_on)
+        harvest();
+}
+
 /* clFinish and clWaitForEvents: the commands they waited for are complete now. */
 static cl_int CL_API_CALL Finish_stat(cl_command_queue queue)
 {
@@ -326,13 +339,28 @@ const cl_queue_properties *perfq_cl_stat_queue_properties(const cl_queue_propert
     return buf;
 }
 
-void perfq_cl_stat_queue_created(cl_command_queue queue, int program_profiling)
+void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properties *program,
+                                 int hidden_profiling)
 {
-    void *old = NULL;
-    pthread_mutex_lock(&stat_queues.lock);
-    perfq_cl_table_put_locked(&stat_queues, queue, (void *)(uintptr_t)(program_profiling ? 2 : 1),
-                              &old);
-    pthread_mutex_unlock(&stat_queues.lock);
+    size_t n = 0;
+    while (program && program[n])
+        n += 2;
+    size_t array_size = program ? (n + 1) * sizeof(*program) : 0;
+    struct stat_queue *sq = malloc(sizeof(*sq) + array_size);
+    if (sq) {
+        sq->hidden_profiling = hidden_profiling;
+        sq->array_size = array_size;
+        if (array_size)
+            memcpy(sq->array, program, array_size);
+        void *old = NULL;
+        pthread_mutex_lock(&stat_queues.lock);
+        if (perfq_cl_table_put_locked(&stat_queues, queue, sq, &old) != 0) {
+            free(sq);   /* out of memory: this queue answers as the driver does */
+            sq = NULL;
+        }
+        pthread_mutex_unlock(&stat_queues.lock);
+        free(old);      /* a record left by a handle the driver has reused */
+    }
     if (perfq_cl_stat_on < 2)
         return;
     struct perfq_stat_record r;
@@ -356,9 +384,30 @@ int perfq_cl_stat_hidden_profiling(cl_command_queue queue)
     if (!perfq_cl_stat_on)
         return 0;
     pthread_mutex_lock(&stat_queues.lock);
-    uintptr_t v = (uintptr_t)perfq_cl_table_find_locked(&stat_queues, queue);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    int hidden = sq && sq->hidden_profiling;
     pthread_mutex_unlock(&stat_queues.lock);
-    return v == 1;
+    return hidden;
+}
+
+int perfq_cl_stat_queue_array(cl_command_queue queue, cl_queue_properties **array,
+                              size_t *array_size)
+{
+    *array = NULL;
+    *array_size = 0;
+    if (!perfq_cl_stat_on)
+        return 0;
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    int found = sq != NULL;
+    if (sq && sq->array_size && (*array = malloc(sq->array_size)) != NULL) {
+        memcpy(*array, sq->array, sq->array_size);
+        *array_size = sq->array_size;
+    } else if (sq && sq->array_size) {
+        found = -1;
+    }
+    pthread_mutex_unlock(&stat_queues.lock);
+    return found;
 }
 
 static cl_command_queue CL_API_CALL CreateCommandQueue_stat(cl_context context,
@@ -369,7 +418,7 @@ static cl_command_queue CL_API_CALL CreateCommandQueue_stat(cl_context context,
     cl_command_queue q = perfq_cl_next.clCreateCommandQueue(
         context, device, props | CL_QUEUE_PROFILING_ENABLE, errcode_ret);
     if (q)
-        perfq_cl_stat_queue_created(q, (props & CL_QUEUE_PROFILING_ENABLE) != 0);
+        perfq_cl_stat_queue_created(q, NULL, !(props & CL_QUEUE_PROFILING_ENABLE));
     return q;
 }
 
@@ -388,7 +437,7 @@ void perfq_cl_install_stat_commands(cl_icd_dispatch *d)
  * is still pending is counted as dropped, its events left to the driver's own teardown. */
 void perfq_cl_stat_commands_fini(void)
 {
-    perfq_cl_table_clear(&stat_queues, NULL);
+    perfq_cl_table_clear(&stat_queues, free);
     pthread_mutex_lock(&pending_lock);
     if (pending_n)
         perfq_stat_channel_count_drops(pending_n);

@@ -9,9 +9,22 @@
 const cl_queue_properties *perfq_cl_stat_queue_properties(const cl_queue_properties *in,
                                                           cl_queue_properties *buf, size_t cap,
                                                           int *program_profiling);
-void perfq_cl_stat_queue_created(cl_command_queue queue, int program_profiling);
+/* A queue made under perfq stat: the program's own list (NULL: clCreateCommandQueue, or a NULL
+ * list), and whether the layer turned profiling on under it. */
+void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properties *program,
+                                 int hidden_profiling);
 /* 1 for a queue whose profiling only perfq stat turned on (hide it from the program). */
 int perfq_cl_stat_hidden_profiling(cl_command_queue queue);
+/* The program releases a queue: the pending commands that are complete are read now, so that
+ * the layer's references to their events do not keep the queue and its context alive after the
+ * program let them go (a program that learns completion by event callbacks or polling never
+ * makes a call after which the layer reads them). */
+void perfq_cl_stat_queue_releasing(void);
+/* For CL_QUEUE_PROPERTIES_ARRAY: 1 for a queue made under perfq stat, with a copy of the
+ * program's list in *array (malloc'ed; NULL and size 0 where it passed none); 0 for another
+ * queue; -1 out of memory. */
+int perfq_cl_stat_queue_array(cl_command_queue queue, cl_queue_properties **array,
+                              size_t *array_size);
 void perfq_cl_install_stat_commands(cl_icd_dispatch *d);
 void perfq_cl_stat_commands_fini(void);
 

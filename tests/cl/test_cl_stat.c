@@ -17,6 +17,12 @@
  *   blocked    a write waiting on a user event the program never sets: it cannot complete,
  *              so at exit it is counted as dropped (never silently lost); the 10 writes before
  *              it are counted with their time
+ *   view       what the program sees of its own queues and events, printed, the same bare and
+ *              under perfq stat (the layer turns profiling on underneath): event profiling
+ *              info of queues made without profiling (three ways), CL_QUEUE_PROPERTIES and
+ *              CL_QUEUE_PROPERTIES_ARRAY, a list the driver refuses once profiling is added
+ *              (PoCL: CL_QUEUE_SIZE alone), and contexts destroyed when the program releases
+ *              them after learning completion from an event callback
  * Arguments: PERFQ_EXE. PoCL here; no platform: skipped (77).
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -169,6 +175,94 @@ static int case_blocked(struct cl *c)
     exit(err != CL_SUCCESS);
 }
 
+/* ---- view: printed, compared bare against perfq stat ---- */
+
+static void CL_CALLBACK count_destroyed(cl_context ctx, void *user)
+{
+    (void)ctx;
+    __atomic_add_fetch((int *)user, 1, __ATOMIC_SEQ_CST);
+}
+
+static void CL_CALLBACK set_done(cl_event ev, cl_int status, void *user)
+{
+    (void)ev, (void)status;
+    __atomic_store_n((int *)user, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A write on q, waited for; then what the program's event says of its profiling. */
+static void print_profiling(const char *what, struct cl *c, cl_command_queue q)
+{
+    cl_event ev = NULL;
+    cl_int err = clEnqueueWriteBuffer(q, c->a, CL_TRUE, 0, CHUNK, c->host, 0, NULL, &ev);
+    cl_ulong start = 0;
+    cl_int perr = err == CL_SUCCESS ? clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
+                                                              sizeof(start), &start, NULL)
+                                    : err;
+    printf("%s: write %d, profiling info %d\n", what, err, perr);
+    cl_command_queue_properties props = 99;
+    err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(props), &props, NULL);
+    printf("%s: CL_QUEUE_PROPERTIES %d 0x%llx\n", what, err, (unsigned long long)props);
+    cl_queue_properties array[16];
+    size_t size = 12345;
+    err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, sizeof(array), array, &size);
+    printf("%s: CL_QUEUE_PROPERTIES_ARRAY %d, %zu bytes:", what, err, size);
+    for (size_t i = 0; err == CL_SUCCESS && i < size / sizeof(array[0]) && i < 16; i++)
+        printf(" 0x%llx", (unsigned long long)array[i]);
+    printf("\n");
+    if (ev)
+        clReleaseEvent(ev);
+}
+
+static int case_view(struct cl *c)
+{
+    cl_int err;
+    print_profiling("clCreateCommandQueue(0)", c, c->q);
+    cl_queue_properties zero[] = {CL_QUEUE_PROPERTIES, 0, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(c->ctx, c->dev, zero, &err);
+    print_profiling("{PROPERTIES, 0}", c, q);
+    clReleaseCommandQueue(q);
+    q = clCreateCommandQueueWithProperties(c->ctx, c->dev, NULL, &err);
+    print_profiling("NULL list", c, q);
+    clReleaseCommandQueue(q);
+    cl_queue_properties size_only[] = {CL_QUEUE_SIZE, 16, 0};
+    q = clCreateCommandQueueWithProperties(c->ctx, c->dev, size_only, &err);
+    printf("{CL_QUEUE_SIZE, 16}: %d\n", err);
+    if (q) {
+        print_profiling("{CL_QUEUE_SIZE, 16}", c, q);
+        clReleaseCommandQueue(q);
+    }
+    /* Contexts released after a write whose completion came by callback. */
+    /* Static: a context destroyed after this returns (the fault this case looks for) still
+     * calls back into it. */
+    static int destroyed;
+    int rounds = 40;
+    for (int i = 0; i < rounds; i++) {
+        cl_context ctx = clCreateContext(NULL, 1, &c->dev, NULL, NULL, &err);
+        if (err != CL_SUCCESS)
+            return 1;
+        if (clSetContextDestructorCallback(ctx, count_destroyed, &destroyed) != CL_SUCCESS)
+            destroyed = -1000;
+        cl_command_queue cq = clCreateCommandQueueWithProperties(ctx, c->dev, NULL, &err);
+        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, CHUNK, NULL, &err);
+        cl_event ev = NULL;
+        int done = 0;
+        err = clEnqueueWriteBuffer(cq, m, CL_FALSE, 0, CHUNK, c->host, 0, NULL, &ev);
+        err |= clSetEventCallback(ev, CL_COMPLETE, set_done, &done);
+        err |= clFlush(cq);
+        while (err == CL_SUCCESS && !__atomic_load_n(&done, __ATOMIC_SEQ_CST))
+            usleep(100);
+        clReleaseEvent(ev);
+        clReleaseMemObject(m);
+        clReleaseCommandQueue(cq);
+        clReleaseContext(ctx);
+        if (err != CL_SUCCESS)
+            return 1;
+    }
+    printf("contexts released %d, destroyed %d\n", rounds,
+           __atomic_load_n(&destroyed, __ATOMIC_SEQ_CST));
+    return 0;
+}
+
 static int run_case(const char *name)
 {
     struct cl c;
@@ -186,6 +280,8 @@ static int run_case(const char *name)
         return case_threads(&c);
     if (strcmp(name, "blocked") == 0)
         return case_blocked(&c);
+    if (strcmp(name, "view") == 0)
+        return case_view(&c);
     return 2;
 }
 
@@ -212,6 +308,31 @@ static int stat_case(const char *name, json_object **report)
     *report = json_object_from_file(path);
     unlink(path);
     assert_non_null(*report);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Runs argv with its stdout in a file: the exit status; *out the output (malloc'ed). */
+static int run_captured(const char *const *argv, char **out)
+{
+    char path[] = "/tmp/perfq-cl-view-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fd, 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    off_t size = lseek(fd, 0, SEEK_END);
+    assert_true(size >= 0);
+    *out = calloc(1, (size_t)size + 1);
+    assert_non_null(*out);
+    assert_int_equal(pread(fd, *out, (size_t)size, 0), size);
+    close(fd);
+    unlink(path);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -292,6 +413,40 @@ static void test_blocked_at_exit_dropped(void **state)
     json_object_put(j);
 }
 
+/* What the program sees of its own queues and events is the same bare and under perfq stat,
+ * which turns profiling on under every queue (before: event times given where the program had
+ * not asked for profiling, CL_QUEUE_PROPERTIES_ARRAY gave the layer's list, PoCL refused
+ * {CL_QUEUE_SIZE, 16} once profiling was added, and contexts released after a write whose
+ * completion came by callback stayed alive, their destructor callbacks not run). */
+static void test_program_view_unchanged(void **state)
+{
+    (void)state;
+    char *bare = NULL, *under = NULL;
+    assert_int_equal(run_captured((const char *[]){self, "--run", "view", NULL}, &bare), 0);
+    char path[] = "/tmp/perfq-cl-stat-view-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(run_captured((const char *[]){perfq_exe, "stat", "--layers", "--json", "-o",
+                                                   path, "--", self, "--run", "view", NULL},
+                                  &under), 0);
+    print_message("bare:\n%s", bare);
+    if (strcmp(bare, under) != 0)
+        fail_msg("under perfq stat:\n%s", under);
+    assert_non_null(strstr(bare, "contexts released 40, destroyed 40"));
+    json_object *j = json_object_from_file(path);
+    unlink(path);
+    assert_non_null(j);
+    /* Every write counted: 3 + 40, and one more where the driver made the CL_QUEUE_SIZE queue
+     * (its commands without time where it was made without profiling). */
+    int64_t writes = strstr(bare, "{CL_QUEUE_SIZE, 16}: 0\n") ? 44 : 43;
+    assert_int_equal(get_int(j, "opencl.commands"), writes);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    json_object_put(j);
+    free(bare);
+    free(under);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--run") == 0)
@@ -316,6 +471,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_read_at_exit),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_blocked_at_exit_dropped),
+        cmocka_unit_test(test_program_view_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
