@@ -100,7 +100,8 @@ int main(int argc, char **argv)
     }
     if (argc < at + 2 || strcmp(argv[at], "--") != 0) {
         fprintf(stderr, "usage: bench-stat-layers PERFQ ROUNDS [--only TAG,...] -- CMD [ARGS]\n"
-                "  TAG: run, --no-layers, default, --no-device, --per-draw (bare always runs)\n");
+                "  TAG: run, --no-layers, default, --no-device, --per-draw, --no-stats (bare always "
+                "runs)\n");
         return 2;
     }
     int rounds = atoi(argv[2]);
@@ -122,6 +123,9 @@ int main(int argc, char **argv)
         /* the layers without the device counters: what NVML's start beside CMD costs */
         {"perfq stat --no-device", "--no-device", {"stat", "--no-device", "-o", "/dev/null", "--"}},
         {"perfq stat --per-draw", "--per-draw", {"stat", "--per-draw", "-o", "/dev/null", "--"}},
+        /* frames without the pipeline statistics (llvmpipe: queries stop its overdraw
+         * elimination, docs/perfq-stat.md) */
+        {"perfq stat --no-stats", "--no-stats", {"stat", "--no-stats", "-o", "/dev/null", "--"}},
     };
     enum { NV = sizeof(variant) / sizeof(variant[0]) };
     int on[NV], n_on = 0, order[NV];   /* the variants run, bare first */
