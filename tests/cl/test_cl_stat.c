@@ -22,7 +22,7 @@
  *              info of queues made without profiling (three ways), CL_QUEUE_PROPERTIES and
  *              CL_QUEUE_PROPERTIES_ARRAY, a list the driver refuses once profiling is added
  *              (PoCL: CL_QUEUE_SIZE alone), and contexts destroyed when the program releases
- *              them after learning completion from an event callback
+ *              them after learning completion by polling its event
  * Arguments: PERFQ_EXE. PoCL here; no platform: skipped (77).
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -183,11 +183,6 @@ static void CL_CALLBACK count_destroyed(cl_context ctx, void *user)
     __atomic_add_fetch((int *)user, 1, __ATOMIC_SEQ_CST);
 }
 
-static void CL_CALLBACK set_done(cl_event ev, cl_int status, void *user)
-{
-    (void)ev, (void)status;
-    __atomic_store_n((int *)user, 1, __ATOMIC_SEQ_CST);
-}
 
 /* A write on q, waited for; then what the program's event says of its profiling. */
 static void print_profiling(const char *what, struct cl *c, cl_command_queue q)
@@ -231,26 +226,31 @@ static int case_view(struct cl *c)
         print_profiling("{CL_QUEUE_SIZE, 16}", c, q);
         clReleaseCommandQueue(q);
     }
-    /* Contexts released after a write whose completion came by callback. */
-    /* Static: a context destroyed after this returns (the fault this case looks for) still
-     * calls back into it. */
+    /* Contexts released after a write whose completion the program learned by polling its
+     * event (no call after which the layer reads its pending commands). Static: a context
+     * destroyed after this returns (the fault this case looks for) still calls back into it. */
     static int destroyed;
-    int rounds = 40;
+    int rounds = 40, callbacks = 1;
     for (int i = 0; i < rounds; i++) {
         cl_context ctx = clCreateContext(NULL, 1, &c->dev, NULL, NULL, &err);
         if (err != CL_SUCCESS)
             return 1;
         if (clSetContextDestructorCallback(ctx, count_destroyed, &destroyed) != CL_SUCCESS)
-            destroyed = -1000;
+            callbacks = 0;
         cl_command_queue cq = clCreateCommandQueueWithProperties(ctx, c->dev, NULL, &err);
         cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, CHUNK, NULL, &err);
         cl_event ev = NULL;
-        int done = 0;
         err = clEnqueueWriteBuffer(cq, m, CL_FALSE, 0, CHUNK, c->host, 0, NULL, &ev);
-        err |= clSetEventCallback(ev, CL_COMPLETE, set_done, &done);
         err |= clFlush(cq);
-        while (err == CL_SUCCESS && !__atomic_load_n(&done, __ATOMIC_SEQ_CST))
-            usleep(100);
+        cl_int status = CL_QUEUED;
+        for (int polls = 0; err == CL_SUCCESS && status != CL_COMPLETE; polls++) {
+            err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                                 NULL);
+            if (status < 0 || polls > 100000)
+                err = CL_INVALID_EVENT;     /* failed, or not done in 10 s */
+            else if (status != CL_COMPLETE)
+                usleep(100);
+        }
         clReleaseEvent(ev);
         clReleaseMemObject(m);
         clReleaseCommandQueue(cq);
@@ -258,8 +258,12 @@ static int case_view(struct cl *c)
         if (err != CL_SUCCESS)
             return 1;
     }
-    printf("contexts released %d, destroyed %d\n", rounds,
-           __atomic_load_n(&destroyed, __ATOMIC_SEQ_CST));
+    if (callbacks)
+        printf("contexts released %d, destroyed %d\n", rounds,
+               __atomic_load_n(&destroyed, __ATOMIC_SEQ_CST));
+    else
+        printf("contexts released %d; the driver has no context destructor callbacks\n",
+               rounds);
     return 0;
 }
 
@@ -417,7 +421,7 @@ static void test_blocked_at_exit_dropped(void **state)
  * which turns profiling on under every queue (before: event times given where the program had
  * not asked for profiling, CL_QUEUE_PROPERTIES_ARRAY gave the layer's list, PoCL refused
  * {CL_QUEUE_SIZE, 16} once profiling was added, and contexts released after a write whose
- * completion came by callback stayed alive, their destructor callbacks not run). */
+ * completion the program polled stayed alive, their destructor callbacks not run). */
 static void test_program_view_unchanged(void **state)
 {
     (void)state;
@@ -433,7 +437,8 @@ static void test_program_view_unchanged(void **state)
     print_message("bare:\n%s", bare);
     if (strcmp(bare, under) != 0)
         fail_msg("under perfq stat:\n%s", under);
-    assert_non_null(strstr(bare, "contexts released 40, destroyed 40"));
+    assert_true(strstr(bare, "contexts released 40, destroyed 40") ||
+                strstr(bare, "no context destructor callbacks"));
     json_object *j = json_object_from_file(path);
     unlink(path);
     assert_non_null(j);
