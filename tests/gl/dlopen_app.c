@@ -9,6 +9,10 @@
  * handle: the layer's proxies must not put the layer into the global scope, where its lookup of
  * the driver's functions found its own (a hang in the table's resolution, or glGetError calling
  * itself until the stack ended).
+ * --glx-first: as waffle in eglretrace does, libGL opened and glXGetProcAddressARB called before
+ * libEGL is loaded: the layer resolved its table then, without EGL, and its EGL wrappers and
+ * eglGetProcAddress answered NULL for every name it does not wrap ("unavailable function
+ * glXGetCurrentDisplay"); they must find libEGL once the program loads it.
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -38,10 +42,24 @@ int main(int argc, char **argv)
                         : 0;
     /* --deepbind: as programs that isolate their libraries' symbols do (issue 13): libEGL and
      * what it loads resolve their own symbols first, before the layer's preloaded wrappers. */
-    int deepbind = 0, global = 0;
+    int deepbind = 0, global = 0, glx_first = 0;
     for (int i = 1; i < argc; i++) {
         deepbind |= strcmp(argv[i], "--deepbind") == 0;
         global |= strcmp(argv[i], "--global") == 0;
+        glx_first |= strcmp(argv[i], "--glx-first") == 0;
+    }
+    if (glx_first) {
+        void *libgl = dlopen("libGL.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (!libgl) {
+            fprintf(stderr, "no libGL.so.1: skipping\n");
+            return 77;
+        }
+        typedef void (*(*glx_gpa)(const GLubyte *))(void);
+        glx_gpa glx = (glx_gpa)dlsym(libgl, "glXGetProcAddressARB");
+        if (!glx || !glx((const GLubyte *)"glXGetCurrentDisplay")) {
+            fprintf(stderr, "FAIL: libGL's glXGetProcAddressARB missing or NULL\n");
+            return 1;
+        }
     }
     void *egl = dlopen("libEGL.so.1", RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL) |
                                           (deepbind ? RTLD_DEEPBIND : 0));
@@ -58,6 +76,17 @@ int main(int argc, char **argv)
     PFNEGLCHOOSECONFIGPROC chooseConfig = (PFNEGLCHOOSECONFIGPROC)dlsym(egl, "eglChooseConfig");
     if (!gpa || !queryString || !initialize || !bindApi || !createContext || !makeCurrent)
         return 1;
+    if (glx_first) {
+        /* Names the layer does not wrap: the driver's answer (glvnd's libEGL gives one for
+         * each, with no display yet). */
+        static const char *const unwrapped[] = {"glXGetCurrentDisplay", "glDebugMessageControlKHR",
+                                                "eglCreateImageKHR"};
+        for (size_t i = 0; i < sizeof unwrapped / sizeof unwrapped[0]; i++)
+            if (!get(unwrapped[i])) {
+                fprintf(stderr, "FAIL: eglGetProcAddress(%s) is NULL\n", unwrapped[i]);
+                return 1;
+            }
+    }
     PFNEGLGETPLATFORMDISPLAYEXTPROC gpd = get("eglGetPlatformDisplayEXT");
     const char *cext = queryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     EGLDisplay dpy = EGL_NO_DISPLAY;
@@ -148,15 +177,16 @@ int main(int argc, char **argv)
         }
         printf("%s opened RTLD_GLOBAL: glFinish, glGetError GL_NO_ERROR\n", lib);
     }
-    /* The program opened libEGL only: the layer's answer to that dlopen loads no other GL
-     * library (one proxy per library). */
+    /* The program opened libEGL only (and libGL with --glx-first): the layer's answer to that
+     * dlopen loads no other GL library (one proxy per library). */
     FILE *maps = fopen("/proc/self/maps", "r");
     if (!maps)
         return 1;
     char line[4096];
     int others = 0;
     while (fgets(line, sizeof line, maps))
-        if (strstr(line, "/libGL.so") || (!global && (strstr(line, "/libOpenGL.so") ||
+        if ((!glx_first && strstr(line, "/libGL.so")) ||
+            (!global && (strstr(line, "/libOpenGL.so") ||
                                                       strstr(line, "/libGLESv2.so")))) {
             fprintf(stderr, "FAIL: a GL library the program did not open is loaded: %s", line);
             others = 1;

@@ -237,6 +237,52 @@ void (*perfq_gl_resolve(const char *name))(void)
     return fn;
 }
 
+/* The objects loaded when the table was last looked at (loads()): see perfq_gl_dispatch_refresh. */
+static unsigned long long loads_at_refresh;
+
+/* 1 if a library of one of the lists, not found at the last try, is loaded now. */
+static int gl_library_appeared(void)
+{
+    struct soname *lists[] = {egl_sonames, glx_sonames, gl_sonames};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (int i = 0; lists[l][i].name; i++)
+            if (!lists[l][i].handle && soname_maybe_loaded(lists[l][i].name))
+                return 1;
+    return 0;
+}
+
+void perfq_gl_dispatch_refresh(void)
+{
+    if (!__atomic_load_n(&perfq_gl_real_table_ready, __ATOMIC_ACQUIRE))
+        return;     /* resolved later, with what is loaded then */
+    unsigned long long now = loads();
+    if (now == __atomic_load_n(&loads_at_refresh, __ATOMIC_RELAXED))
+        return;     /* nothing loaded since: a program's dlopen of a library already there */
+    pthread_mutex_lock(&resolve_lock);
+    __atomic_store_n(&loads_at_refresh, now, __ATOMIC_RELAXED);
+    if (!gl_library_appeared()) {
+        pthread_mutex_unlock(&resolve_lock);
+        return;
+    }
+    /* Only members still NULL: one a thread may be calling now is never replaced. The two
+     * GetProcAddress functions first, the fallback for the rest. An L line looked up as NULL
+     * is looked up again at its wrapper's next call. */
+    void *p;
+#define PERFQ_GL_REFILL(type, name) \
+    if (!__atomic_load_n((void **)(void *)&real_table.name, __ATOMIC_ACQUIRE) && \
+        (p = resolve_unlocked(#name)) != NULL) \
+        __atomic_store_n((void **)(void *)&real_table.name, p, __ATOMIC_RELEASE);
+#define PERFQ_GL_REFILL_LATER(type, name) \
+    if (!__atomic_load_n((void **)(void *)&real_table.name, __ATOMIC_ACQUIRE)) \
+        __atomic_store_n(&perfq_gl_real_looked_up.name, 0, __ATOMIC_RELEASE);
+    PERFQ_GL_REFILL(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress)
+    PERFQ_GL_REFILL(perfq_PFNGLXGETPROCADDRESSPROC, glXGetProcAddressARB)
+    PERFQ_GL_FUNCTIONS(PERFQ_GL_REFILL, PERFQ_GL_REFILL, PERFQ_GL_REFILL_LATER)
+#undef PERFQ_GL_REFILL_LATER
+#undef PERFQ_GL_REFILL
+    pthread_mutex_unlock(&resolve_lock);
+}
+
 static void resolve_table(void)
 {
     pthread_mutex_lock(&resolve_lock);
@@ -257,6 +303,7 @@ static void resolve_table(void)
 #undef PERFQ_GL_LATER
 #undef PERFQ_GL_RESOLVE_WRAPPED
 #undef PERFQ_GL_RESOLVE
+    __atomic_store_n(&loads_at_refresh, loads(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&resolve_lock);
     __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);
 }

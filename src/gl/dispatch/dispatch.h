@@ -397,6 +397,12 @@ void perfq_gl_resolve_wrapped(const char *name, size_t offset, int *looked_up);
  * wrappers: bench/gl). */
 void perfq_gl_resolve_wrapped_all(void);
 
+/* After the program loaded libraries (the layer's dlopen): where a GL, EGL or GLX library is
+ * there now that was not when the table was resolved (a program that touched GLX, then loaded
+ * libEGL: waffle in eglretrace, SDL), the members still NULL are looked up again. Cheap when
+ * nothing was loaded (one dl_iterate_phdr step). */
+void perfq_gl_dispatch_refresh(void);
+
 /* Resolves one more name the same way (for front ends' own needs). NULL if nowhere. */
 void (*perfq_gl_resolve(const char *name))(void);
 

@@ -49,9 +49,19 @@ static void *proxy_handle(const char *proxy, int flags)
     return perfq_gl_real_dlopen(path, flags & ~(RTLD_NOLOAD | RTLD_GLOBAL));
 }
 
+/* dlopen calls of this thread in progress. The table is refreshed only by the outermost one,
+ * once the real dlopen returned: a library's constructor may call dlopen while the library is
+ * not initialised yet (libEGL's calls dlopen(NULL)), and the refresh's own lookups may load
+ * libraries (glvnd's eglGetProcAddress loads its vendor's) while it holds the table's lock. */
+static PERFQ_GL_TLS int dlopen_depth;
+
 PERFQ_GL_EXPORT void *dlopen(const char *file, int flags)
 {
+    dlopen_depth++;
     void *h = perfq_gl_real_dlopen(file, flags);
+    if (dlopen_depth == 1 && h)
+        perfq_gl_dispatch_refresh();
+    dlopen_depth--;
     const char *proxy = h && file && !(flags & RTLD_NOLOAD) ? proxy_of(file) : NULL;
     if (!proxy)
         return h;
