@@ -834,6 +834,23 @@ static void gl_glx_frames(void **state)
     assert_int_equal(get_int(j, "frames.pipeline.vertices.min"), 6);
     json_object_put(j);
     free(report);
+    /* XCloseDisplay with the context current, then exit (glmark2's end): the close unbinds the
+     * context, so GL reads nothing at the exit; the last frames are counted without results,
+     * never with GPU time 0 and 0 vertices as measured values (before: 8 such frames). */
+    rc = run_perfq((const char *[]){"--stats-span", "0", "--json", "--", glx_frames_path, "100",
+                                    "close", NULL}, &report);
+    assert_int_equal(rc, 0);
+    j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_int_equal(get_int(j, "frames.count"), 100);
+    int64_t timed = get_int(j, "frames.with_gpu_time");
+    printf("# XCloseDisplay with the context current: %lld of 100 frames with GPU time\n",
+           (long long)timed);
+    assert_true(timed >= 1 && timed <= 100);
+    assert_true(get_int(j, "frames.gpu_frame_ns.min") > 0);
+    assert_int_equal(get_int(j, "frames.pipeline.vertices.min"), 6);
+    json_object_put(j);
+    free(report);
 }
 
 /* --no-stats: frames counted and timed, with no pipeline statistics query kept active (on

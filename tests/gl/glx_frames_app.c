@@ -7,6 +7,8 @@
  * destroyed, as most programs do (the layer reads the last frames there).
  * gl-glx-frames N exit: the same frames, then exit(0) with the context still current (no
  * release, no destroy), as many programs end (the layer reads the last frames at the exit).
+ * gl-glx-frames N close: the same frames, then XCloseDisplay with the context still current,
+ * then exit(0), as glmark2 ends: the display's close unbinds the context behind the layer.
  * Exit 0: rendered; 1: a GL or GLX failure; 77: no X display, pbuffer config or context.
  */
 #include <GL/gl.h>
@@ -22,8 +24,9 @@ int main(int argc, char **argv)
 {
     long frames = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
     int exit_current = argc > 2 && strcmp(argv[2], "exit") == 0;
-    if (frames < 1 || frames > 1000000 || (argc > 2 && !exit_current)) {
-        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000) [exit]]\n", argv[0]);
+    int close_current = argc > 2 && strcmp(argv[2], "close") == 0;
+    if (frames < 1 || frames > 1000000 || (argc > 2 && !exit_current && !close_current)) {
+        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000) [exit|close]]\n", argv[0]);
         return 1;
     }
     struct glxt t;
@@ -48,6 +51,10 @@ int main(int argc, char **argv)
     }
     if (exit_current)
         exit(0);
+    if (close_current) {
+        XCloseDisplay(t.dpy);
+        exit(0);
+    }
     if (!glXMakeContextCurrent(t.dpy, None, None, NULL)) {
         fprintf(stderr, "gl-glx-frames: the release failed\n");
         return 1;

@@ -235,12 +235,29 @@ void perfq_gl_context_before_switch(void *new_handle)
  * exiting thread: the front ends' leave observers run as at a release (perfq stat reads the
  * frames still pending), and the context stays current. Registered with atexit at the first
  * make-current, after the drivers' own exit handlers (registered at their display's
- * initialisation), so it runs before those: GL is still usable. Never for _exit, a signal, or
- * a context current on another thread than the one that exits. */
+ * initialisation), so it runs before those: GL is still usable. Never for _exit, a signal, a
+ * context current on another thread than the one that exits, or one the window system no
+ * longer has current (still_current): its pending frames are then counted without GPU
+ * results, as a context destroyed while not current. */
+/* 1 if the window system still has c current on this thread. It may have unbound c behind
+ * the layer: glvnd and Mesa unbind a display's current context at XCloseDisplay, and GL calls
+ * then go to a no-op table that reads every query result as 0 with no error (glmark2 ends with
+ * XCloseDisplay, its context current: its last 8 frames read GPU time 0 and 0 vertices). */
+static int still_current(const struct perfq_gl_ctx *c)
+{
+    const struct perfq_gl_dispatch *gl = c->pub.gl;
+    /* Not asked of EGL: eglGetCurrentContext answers for the thread's bound API, which the
+     * program may have changed since (eglBindAPI); eglTerminate is followed where it happens
+     * (perfq_gl_display_terminated). */
+    if (c->pub.window_system != PERFQ_GL_WS_GLX || !gl->glXGetCurrentContext)
+        return 1;
+    return gl->glXGetCurrentContext() == c->pub.handle;
+}
+
 static void leave_at_exit(void)
 {
     struct perfq_gl_ctx *c = perfq_gl_tls_current;
-    if (c && c->initialized && !c->finalized)
+    if (c && c->initialized && !c->finalized && still_current(c))
         perfq_gl_observe_leave(c, PERFQ_GL_LEAVE_FINAL);
 }
 
