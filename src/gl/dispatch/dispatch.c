@@ -237,18 +237,31 @@ void (*perfq_gl_resolve(const char *name))(void)
     return fn;
 }
 
-/* The objects loaded when the table was last looked at (loads()): see perfq_gl_dispatch_refresh. */
+/* The objects loaded when the table was last looked at (loads()), and which of the lists' GL
+ * libraries were loaded then (gl_libraries_loaded): see perfq_gl_dispatch_refresh. */
 static unsigned long long loads_at_refresh;
+static unsigned gl_libraries_at_refresh;
 
-/* 1 if a library of one of the lists, not found at the last try, is loaded now. */
-static int gl_library_appeared(void)
+/* A bit for each entry of the lists whose library is loaded now. */
+static unsigned gl_libraries_loaded(void)
 {
     struct soname *lists[] = {egl_sonames, glx_sonames, gl_sonames};
+    unsigned mask = 0, bit = 1;
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-        for (int i = 0; lists[l][i].name; i++)
-            if (!lists[l][i].handle && soname_maybe_loaded(lists[l][i].name))
-                return 1;
-    return 0;
+        for (int i = 0; lists[l][i].name; i++, bit <<= 1)
+            if (lists[l][i].handle || soname_maybe_loaded(lists[l][i].name))
+                mask |= bit;
+    return mask;
+}
+
+/* 1 if a GL library is loaded now that was not at the last look (a program that loads other
+ * libraries after GL, Python's extension modules, pays no lookup for them). */
+static int gl_library_appeared(void)
+{
+    unsigned now = gl_libraries_loaded();
+    int appeared = (now & ~gl_libraries_at_refresh) != 0;
+    gl_libraries_at_refresh |= now;
+    return appeared;
 }
 
 void perfq_gl_dispatch_refresh(void)
@@ -304,6 +317,7 @@ static void resolve_table(void)
 #undef PERFQ_GL_RESOLVE_WRAPPED
 #undef PERFQ_GL_RESOLVE
     __atomic_store_n(&loads_at_refresh, loads(), __ATOMIC_RELAXED);
+    gl_libraries_at_refresh = gl_libraries_loaded();
     pthread_mutex_unlock(&resolve_lock);
     __atomic_store_n(&perfq_gl_real_table_ready, 1, __ATOMIC_RELEASE);
 }
