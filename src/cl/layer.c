@@ -241,3 +241,8 @@ PERFQ_CL_EXPORT void perfq_cl_layer_debug_counts(size_t *queues, size_t *events,
     if (maps)
         *maps = perfq_cl_table_count_hint(&perfq_cl_maps);
 }
+
+PERFQ_CL_EXPORT size_t perfq_cl_layer_debug_stat_queues(void)
+{
+    return perfq_cl_stat_queue_count();
+}

@@ -115,6 +115,8 @@ extern struct perfq_cl_table perfq_cl_maps;
 /* layer.c: test hook, not an API: how many records the side tables hold now (tests check that
  * thousands of commands leave none behind). Any pointer may be NULL. */
 PERFQ_CL_EXPORT void perfq_cl_layer_debug_counts(size_t *queues, size_t *events, size_t *maps);
+/* layer.c: test hook, not an API: how many queue records perfq stat's table holds now. */
+PERFQ_CL_EXPORT size_t perfq_cl_layer_debug_stat_queues(void);
 void perfq_cl_event_counters_fini(void);
 void perfq_cl_command_counters_fini(void);
 

@@ -161,11 +161,11 @@ static cl_command_queue next_create(cl_context context, cl_device_id device,
          * the queue's commands are counted without GPU time. */
         q = next_create_driver(context, device, properties, errcode_ret);
         if (q)
-            perfq_cl_stat_queue_created(q, properties, 0);
+            perfq_cl_stat_queue_created(q, properties, 0, program_profiling);
         return q;
     }
     if (q && down == buf)
-        perfq_cl_stat_queue_created(q, properties, !program_profiling);
+        perfq_cl_stat_queue_created(q, properties, 1, program_profiling);
     return q;
 }
 
@@ -401,6 +401,8 @@ static cl_int CL_API_CALL GetCommandQueueInfo_wrap(cl_command_queue queue,
 static cl_int CL_API_CALL RetainCommandQueue_wrap(cl_command_queue queue)
 {
     cl_int err = perfq_cl_next.clRetainCommandQueue(queue);
+    if (err == CL_SUCCESS)
+        perfq_cl_stat_queue_retained(queue);
     if (err != CL_SUCCESS || perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
         return err;
     pthread_mutex_lock(&perfq_cl_queues.lock);
@@ -425,37 +427,49 @@ static cl_int CL_API_CALL ReleaseCommandQueue_wrap(cl_command_queue queue)
             perfq_cl_maps_forget_all_locked();
         pthread_mutex_unlock(&perfq_cl_queues.lock);
     }
-    perfq_cl_stat_queue_releasing();
+    perfq_cl_stat_queue_releasing(queue);
     cl_int err = perfq_cl_next.clReleaseCommandQueue(queue);
     free_queue(gone);
     return err;
 }
 
 /* Deprecated (OpenCL 1.0) but in the dispatch table: the program may turn profiling off on a
- * queue with counters; the layer keeps it on underneath and remembers what the program asked. */
+ * queue with counters, or on a queue under perfq stat; the layer keeps it on underneath and
+ * remembers what the program asked (CL_QUEUE_PROPERTIES, *old and the event profiling it is
+ * answered then follow the program's setting). */
 static cl_int CL_API_CALL SetCommandQueueProperty_wrap(cl_command_queue queue,
                                                        cl_command_queue_properties properties,
                                                        cl_bool enable,
                                                        cl_command_queue_properties *old)
 {
-    if (perfq_cl_table_count_hint(&perfq_cl_queues) == 0)
-        return perfq_cl_next.clSetCommandQueueProperty(queue, properties, enable, old);
-    pthread_mutex_lock(&perfq_cl_queues.lock);
-    struct perfq_cl_queue *q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
-    int was = q ? q->program_profiling : 0;
-    int needs_times = q ? (int)q->config->needs_times : 0;
-    pthread_mutex_unlock(&perfq_cl_queues.lock);
-    if (!q)
+    int stat_underneath = 0, stat_program = 0;
+    int stat_queue = perfq_cl_stat_queue_profiling(queue, &stat_underneath, &stat_program);
+    struct perfq_cl_queue *q = NULL;
+    int was = stat_program, needs_times = 0;
+    if (perfq_cl_table_count_hint(&perfq_cl_queues) != 0) {
+        pthread_mutex_lock(&perfq_cl_queues.lock);
+        q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
+        if (q) {
+            was = q->program_profiling;
+            needs_times = (int)q->config->needs_times;
+        }
+        pthread_mutex_unlock(&perfq_cl_queues.lock);
+    }
+    if (!q && !stat_queue)
         return perfq_cl_next.clSetCommandQueueProperty(queue, properties, enable, old);
     cl_command_queue_properties down = properties;
-    if (!enable && needs_times)
+    if (!enable && (needs_times || stat_underneath))
         down &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
     cl_int err = perfq_cl_next.clSetCommandQueueProperty(queue, down, enable, old);
     if (err != CL_SUCCESS)
         return err;
     if (old && !was)
         *old &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
-    if (properties & CL_QUEUE_PROFILING_ENABLE) {
+    if (!(properties & CL_QUEUE_PROFILING_ENABLE))
+        return CL_SUCCESS;
+    if (stat_queue)
+        perfq_cl_stat_queue_set_program_profiling(queue, enable != CL_FALSE);
+    if (q) {
         pthread_mutex_lock(&perfq_cl_queues.lock);
         q = perfq_cl_table_find_locked(&perfq_cl_queues, queue);
         if (q) {

@@ -36,11 +36,28 @@ int perfq_cl_stat_on;
  * specified in the properties argument in the same order and without including additional
  * properties"; size 0 for clCreateCommandQueue or a NULL list). */
 struct stat_queue {
-    int hidden_profiling;
+    int profiling_underneath;           /* the layer added CL_QUEUE_PROFILING_ENABLE */
+    int hidden_profiling;               /* underneath, and the program has it off */
+    unsigned program_refs;              /* the program's references */
+    uint64_t released;                  /* 0 while the program holds it; then its release's
+                                         * number in released_queues */
     size_t array_size;                  /* bytes, the terminator included; 0: none */
     cl_queue_properties array[];
 };
 static struct perfq_cl_table stat_queues = PERFQ_CL_TABLE_INIT;
+
+/* Queues the program released, newest last. Their records stay a while: the program may still
+ * hold events of such a queue and ask their profiling (the driver keeps the queue for them), and
+ * must get the same answer as before the release. The oldest record is dropped when the
+ * RELEASED_KEPT-th later one is released, so that a long run's table holds the queues the
+ * program has and at most RELEASED_KEPT others, not every queue it ever made. Under
+ * stat_queues.lock. */
+#define RELEASED_KEPT 1024
+static struct {
+    const void *queue;
+    uint64_t number;
+} released_queues[RELEASED_KEPT];
+static uint64_t released_n;   /* releases so far; the newest's number */
 
 uint64_t perfq_cl_stat_clock(void)
 {
@@ -290,10 +307,47 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
         harvest();
 }
 
-void perfq_cl_stat_queue_releasing(void)
+void perfq_cl_stat_queue_retained(cl_command_queue queue)
 {
-    if (perfq_cl_stat_on)
-        harvest();
+    if (!perfq_cl_stat_on)
+        return;
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    if (sq && !sq->released)
+        sq->program_refs++;
+    pthread_mutex_unlock(&stat_queues.lock);
+}
+
+void perfq_cl_stat_queue_releasing(cl_command_queue queue)
+{
+    if (!perfq_cl_stat_on)
+        return;
+    harvest();
+    struct stat_queue *gone = NULL;
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    if (sq && !sq->released && --sq->program_refs == 0) {
+        uint64_t number = ++released_n;
+        size_t slot = (size_t)(number % RELEASED_KEPT);
+        if (number > RELEASED_KEPT) {
+            /* The oldest kept goes, unless its handle was reused by a queue made since (that
+             * one's record replaced it). */
+            struct stat_queue *old =
+                perfq_cl_table_find_locked(&stat_queues, released_queues[slot].queue);
+            if (old && old->released == released_queues[slot].number)
+                gone = perfq_cl_table_remove_locked(&stat_queues, released_queues[slot].queue);
+        }
+        sq->released = number;
+        released_queues[slot].queue = queue;
+        released_queues[slot].number = number;
+    }
+    pthread_mutex_unlock(&stat_queues.lock);
+    free(gone);
+}
+
+size_t perfq_cl_stat_queue_count(void)
+{
+    return perfq_cl_table_count_hint(&stat_queues);
 }
 
 /* clFinish and clWaitForEvents: the commands they waited for are complete now. */
@@ -340,7 +394,7 @@ const cl_queue_properties *perfq_cl_stat_queue_properties(const cl_queue_propert
 }
 
 void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properties *program,
-                                 int hidden_profiling)
+                                 int profiling_underneath, int program_profiling)
 {
     size_t n = 0;
     while (program && program[n])
@@ -348,7 +402,10 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properti
     size_t array_size = program ? (n + 1) * sizeof(*program) : 0;
     struct stat_queue *sq = malloc(sizeof(*sq) + array_size);
     if (sq) {
-        sq->hidden_profiling = hidden_profiling;
+        sq->profiling_underneath = profiling_underneath;
+        sq->hidden_profiling = profiling_underneath && !program_profiling;
+        sq->program_refs = 1;
+        sq->released = 0;
         sq->array_size = array_size;
         if (array_size)
             memcpy(sq->array, program, array_size);
@@ -390,6 +447,30 @@ int perfq_cl_stat_hidden_profiling(cl_command_queue queue)
     return hidden;
 }
 
+int perfq_cl_stat_queue_profiling(cl_command_queue queue, int *underneath,
+                                  int *program_profiling)
+{
+    if (!perfq_cl_stat_on)
+        return 0;
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    if (sq) {
+        *underneath = sq->profiling_underneath;
+        *program_profiling = !sq->hidden_profiling;
+    }
+    pthread_mutex_unlock(&stat_queues.lock);
+    return sq != NULL;
+}
+
+void perfq_cl_stat_queue_set_program_profiling(cl_command_queue queue, int on)
+{
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    if (sq)
+        sq->hidden_profiling = sq->profiling_underneath && !on;
+    pthread_mutex_unlock(&stat_queues.lock);
+}
+
 int perfq_cl_stat_queue_array(cl_command_queue queue, cl_queue_properties **array,
                               size_t *array_size)
 {
@@ -418,7 +499,7 @@ static cl_command_queue CL_API_CALL CreateCommandQueue_stat(cl_context context,
     cl_command_queue q = perfq_cl_next.clCreateCommandQueue(
         context, device, props | CL_QUEUE_PROFILING_ENABLE, errcode_ret);
     if (q)
-        perfq_cl_stat_queue_created(q, NULL, !(props & CL_QUEUE_PROFILING_ENABLE));
+        perfq_cl_stat_queue_created(q, NULL, 1, (props & CL_QUEUE_PROFILING_ENABLE) != 0);
     return q;
 }
 
@@ -438,6 +519,7 @@ void perfq_cl_install_stat_commands(cl_icd_dispatch *d)
 void perfq_cl_stat_commands_fini(void)
 {
     perfq_cl_table_clear(&stat_queues, free);
+    released_n = 0;
     pthread_mutex_lock(&pending_lock);
     if (pending_n)
         perfq_stat_channel_count_drops(pending_n);
