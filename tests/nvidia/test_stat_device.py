@@ -24,7 +24,13 @@ example_gl = sys.argv[2] if len(sys.argv) > 2 else ""
 example_cl = sys.argv[3] if len(sys.argv) > 3 else ""
 
 
-def stat(*args, cmd=("sleep", "0.5"), env=None):
+# NVML starts 1 s after CMD's start by default; the runs below that are not about when it starts
+# set 0.2 s, so that a CMD of 0.5 s has them.
+short_delay = dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="200")
+env_unset = {k: v for k, v in os.environ.items() if k != "PERFQ_STAT_DEVICE_DELAY_MS"}
+
+
+def stat(*args, cmd=("sleep", "0.5"), env=short_delay):
     r = subprocess.run([perfq, "stat", "--no-layers", "--json", *args, "--", *cmd], capture_output=True,
                        text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
@@ -32,13 +38,22 @@ def stat(*args, cmd=("sleep", "0.5"), env=None):
     return {c["name"]: c for c in doc["counters"]}, doc
 
 
+# The default delay: NVML starts 1 s after CMD's start; a CMD of 0.5 s has no device counters.
+default, doc = stat(cmd=("sleep", "1.4"), env=env_unset)
+assert doc["device_start"] == "delay" and 1000000000 <= doc["device_start_ns"], doc
+assert doc["device_begin_ns"] is not None, doc
+assert default["nvml-gpu0/average-power"]["counted"], default["nvml-gpu0/average-power"]
+short, doc = stat(env=env_unset)
+assert not [n for n in short if "gpu" in n], short.keys()
+assert doc["device_start"] == "not_started", doc
+
 default, doc = stat()
 doc_default = doc
 assert "rusage/user-time" in default, default.keys()
 power = default.get("nvml-gpu0/average-power")
 assert power is not None, default.keys()
 # The fake's constant 100 W (a time-weighted mean), counted over the last 0.3 s of the 0.5 s run
-# (NVML starts 0.2 s after CMD: PERFQ_STAT_DEVICE_DELAY_MS).
+# (NVML starts 0.2 s after CMD here: PERFQ_STAT_DEVICE_DELAY_MS).
 assert power["available"] and abs(power["value"] - 100) < 1e-6, power
 assert not [n for n in default if n.startswith("cupti")], default.keys()
 # NVML's PCIe throughput is not among them (its reads block the sampler 20 ms each): -e names it.
@@ -61,7 +76,7 @@ assert "nvml-gpu0/energy" in named, named.keys()
 
 # The table says from when they counted.
 r = subprocess.run([perfq, "stat", "--no-layers", "--", "sleep", "0.5"], capture_output=True, text=True,
-                   timeout=60)
+                   timeout=60, env=short_delay)
 assert r.returncode == 0, r.stderr
 assert "nvml-gpu0/average-power" in r.stderr and "device counters from" in r.stderr, r.stderr
 
@@ -73,7 +88,6 @@ _, doc = stat(env=dict(os.environ, PERFQ_STAT_DEVICE_DELAY_MS="0"))
 assert doc["device_start"] == "at_once" and doc["device_begin_ns"] is not None, doc
 
 # --device asks for them from CMD's start: NVML starts at once (the delay unset).
-env_unset = {k: v for k, v in os.environ.items() if k != "PERFQ_STAT_DEVICE_DELAY_MS"}
 asked, doc = stat("--device", cmd=("sleep", "0.3"), env=env_unset)
 assert doc["device_start"] == "at_once" and doc["device_begin_ns"] is not None, doc
 assert asked["nvml-gpu0/average-power"]["counted"], asked["nvml-gpu0/average-power"]

@@ -36,8 +36,12 @@
 #include "cli.h"
 #include "stat_device.h"
 
-/* NVML starts no sooner than this after CMD's start (PERFQ_STAT_DEVICE_DELAY_MS). */
-#define STAT_DEVICE_DELAY_MS 200
+/* NVML starts no sooner than this after CMD's start (PERFQ_STAT_DEVICE_DELAY_MS). 200 until
+ * 2026-11-29: NVML's start then still ran beside a short program's commands and teardown in the
+ * kernel driver, and cost the 0.4 s OpenCL example 6% of its wall on the H200 (docs/perfq-stat.md,
+ * "Device counters from 1 s"). A program that runs less than this has no device counters by
+ * default (--device: from its start). */
+#define STAT_DEVICE_DELAY_MS 1000
 /* Past the delay, how long NVML waits for the first frame or OpenCL command of a CMD that loaded
  * a layer and sent neither yet. */
 #define STAT_DEVICE_FIRST_WAIT_MS 800
