@@ -181,6 +181,23 @@ static int one_after_another(long n, void (*records)(long i))
     return 0;
 }
 
+/* --kernels N: N OpenCL commands of one kernel "k", each with its own duration (i + 1 ns), in
+ * bursts of 8192 with a pause between, so that the channel's reader keeps up. */
+static int kernel_records(long n)
+{
+    for (long i = 0; i < n; i++) {
+        struct perfq_stat_record r = {.kind = PERFQ_STAT_CL_COMMAND};
+        r.a = 0x11F0;   /* CL_COMMAND_NDRANGE_KERNEL */
+        r.flags = PERFQ_STAT_HAS_GPU_TIME;
+        r.c = (uint64_t)i + 1;
+        snprintf(r.name, sizeof r.name, "k");
+        perfq_stat_channel_send(&r);
+        if (i % 8192 == 8191)
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    return 0;
+}
+
 static int writer_main(int argc, char **argv)
 {
     if (!perfq_stat_channel_active())
@@ -212,6 +229,8 @@ static int writer_main(int argc, char **argv)
                 bad = 1;
         return bad;
     }
+    if (strcmp(argv[1], "--kernels") == 0 && argc == 3)
+        return kernel_records(atol(argv[2]));
     if (strcmp(argv[1], "--processes") == 0 && argc == 3)
         return one_after_another(atol(argv[2]), process_records);
     if (strcmp(argv[1], "--contexts") == 0 && argc == 3)
@@ -802,6 +821,33 @@ static void cli_many_processes(void **state)
     json_object_put(j);
 }
 
+/* Past 2^20 values of one kernel its percentiles come from a reservoir sample, and the report
+ * says so as it does for frames (before, the OpenCL rows printed them as exact). */
+static void cli_kernel_percentiles_sampled(void **state)
+{
+    (void)state;
+    json_object *j;
+    enum { N = (1 << 20) + 5000 };
+    char n[16];
+    snprintf(n, sizeof n, "%d", N);
+    int rc = run_perfq("262144", (const char *[]){self_path, "--kernels", n, NULL}, &j);
+    assert_int_equal(rc, 0);
+    assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.commands"), N);
+    json_object *cl, *kernels, *types, *sampled;
+    assert_true(json_object_object_get_ex(j, "opencl", &cl));
+    assert_true(json_object_object_get_ex(cl, "by_kernel", &kernels));
+    assert_true(json_object_object_get_ex(cl, "by_command_type", &types));
+    assert_int_equal(json_object_array_length(kernels), 1);
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(kernels, 0), "sampled",
+                                          &sampled));
+    assert_true(json_object_get_boolean(sampled));
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(types, 0), "sampled",
+                                          &sampled));
+    assert_true(json_object_get_boolean(sampled));
+    json_object_put(j);
+}
+
 /* The value of otherData's key in a perfq record trace. */
 static int64_t trace_note_of(json_object *trace, const char *key)
 {
@@ -970,6 +1016,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest cli_tests[] = {
         cmocka_unit_test(cli_processes_exact),
         cmocka_unit_test(cli_many_processes),
+        cmocka_unit_test(cli_kernel_percentiles_sampled),
         cmocka_unit_test(cli_record_many_contexts),
         cmocka_unit_test(cli_overload),
         cmocka_unit_test(cli_stuck_writer),

@@ -19,6 +19,7 @@
  * end); each completed command also carries CL_PROFILING_COMMAND_QUEUED and START on the device
  * clock with the enqueue call's CPU bracket, from which the CLI correlates the two clocks.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,43 @@ static size_t pending_n, pending_cap;
 static size_t next_scan = SCAN_STEP;
 static size_t taken_n;     /* taken out of the list by a harvest, not yet read or put back */
 static pid_t exit_owner;   /* the process whose exit reads what is left; 0 before the first */
+/* The commands this process counted (each is sent once read, or counted as dropped), sent to the
+ * CLI every PERFQ_STAT_CL_COUNT_STEP and at exit (PERFQ_STAT_CL_COUNTED): a process that ends
+ * by _exit or a signal with commands unread has them reported as such, not silently missing.
+ * Atomic; a forked child starts again at 0 (after_fork). */
+static uint64_t counted_n;
+
+static void send_counted(uint64_t n, uint64_t given_up, int final)
+{
+    struct perfq_stat_record r;
+    memset(&r, 0, sizeof(r));
+    r.kind = PERFQ_STAT_CL_COUNTED;
+    r.a = n;
+    r.b = given_up;
+    r.flags = final ? PERFQ_STAT_FINAL : 0;
+    perfq_stat_channel_send(&r);
+}
+
+static void count_command(void)
+{
+    uint64_t n = __atomic_add_fetch(&counted_n, 1, __ATOMIC_RELAXED);
+    if (n % PERFQ_STAT_CL_COUNT_STEP == 0)
+        send_counted(n, 0, 0);
+}
+
+/* A forked child: the pending commands are its parent's to read (their events are the
+ * parent's), its own are counted from 0 and read at its own exit. The lock is made anew: another
+ * thread of the parent may have held it at the fork. */
+static void after_fork(void)
+{
+    pthread_mutex_init(&pending_lock, NULL);
+    pending = NULL;      /* the parent's copy: not freed, not released */
+    pending_n = pending_cap = 0;
+    taken_n = 0;
+    next_scan = SCAN_STEP;
+    exit_owner = 0;
+    counted_n = 0;
+}
 
 /* Reads the times of a completed command into its record (END - START; in timeline mode also
  * QUEUED and START). status: the event's execution status (negative: terminated abnormally,
@@ -208,6 +246,7 @@ static void read_at_exit(void)
         pending_n = 0;   /* the process ends: the events are not released */
         pthread_mutex_unlock(&pending_lock);
     }
+    send_counted(__atomic_load_n(&counted_n, __ATOMIC_RELAXED), left, 1);
 }
 
 /* Adds a command to the pending list; the list's reference to p->event is taken by the caller.
@@ -236,6 +275,9 @@ static int add_pending(const struct pending *p, int *scan)
     return 0;
 }
 
+/* The kernel's name as the record carries it: a name that does not fit (63 bytes) is its first
+ * size - 10 bytes, '~' and 8 hex digits of a hash (FNV-1a, 32 bits) of the whole name, so that
+ * two long names with the same beginning (C++ templates, SYCL's mangled names) stay two rows. */
 static void kernel_name(cl_kernel kernel, char *out, size_t size)
 {
     size_t need = 0;
@@ -244,8 +286,18 @@ static void kernel_name(cl_kernel kernel, char *out, size_t size)
         return;
     char *name = malloc(need);
     if (name && perfq_cl_next.clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, need, name,
-                                              NULL) == CL_SUCCESS)
-        snprintf(out, size, "%s", name);
+                                              NULL) == CL_SUCCESS) {
+        name[need - 1] = 0;
+        size_t len = strlen(name);
+        if (len < size) {
+            memcpy(out, name, len + 1);
+        } else {
+            uint32_t h = 2166136261u;
+            for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char)name[i]) * 16777619u;
+            snprintf(out, size, "%.*s~%08" PRIx32, (int)(size - 10), name, h);
+        }
+    }
     free(name);
 }
 
@@ -271,6 +323,7 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
     }
     p.r.kind = PERFQ_STAT_CL_COMMAND;
     p.r.a = type;
+    count_command();
     if (cmd->bytes_known) {
         p.r.flags |= PERFQ_STAT_HAS_BYTES;
         p.r.d = cmd->bytes;
@@ -508,6 +561,9 @@ void perfq_cl_install_stat_commands(cl_icd_dispatch *d)
     perfq_cl_stat_on = perfq_stat_channel_timeline() ? 2 : perfq_stat_channel_active();
     if (!perfq_cl_stat_on)
         return;
+    static int fork_handled;
+    if (!fork_handled++)
+        pthread_atfork(NULL, NULL, after_fork);
     if (perfq_cl_next.clCreateCommandQueue)
         d->clCreateCommandQueue = CreateCommandQueue_stat;
     d->clFinish = Finish_stat;

@@ -97,7 +97,13 @@ enum perfq_stat_record_kind {
      * before the FRAME_GPU record of its last frame where the driver has them. Laid out as
      * struct perfq_stat_pipeline (below), not as the fields of a record. */
     PERFQ_STAT_FRAME_PIPELINE = 11,
+    /* How many OpenCL commands this process's layer has counted so far (cumulative, a = the
+     * count), sent every PERFQ_STAT_CL_COUNT_STEP commands and at its exit handler (flag FINAL,
+     * b = those it gave up waiting for and counted as dropped), so that the CLI can tell the
+     * commands of a process that ended (_exit, a signal) before its layer read them. */
+    PERFQ_STAT_CL_COUNTED = 12,
 };
+#define PERFQ_STAT_CL_COUNT_STEP 32
 
 #define PERFQ_STAT_HAS_GPU_TIME 1u
 #define PERFQ_STAT_HAS_VERTICES 2u
@@ -107,6 +113,8 @@ enum perfq_stat_record_kind {
  * clock; END = START + c), t0/t1 = the enqueue call on the CPU clock (the CLI correlates). */
 #define PERFQ_STAT_HAS_INTERVAL 8u
 #define PERFQ_STAT_HAS_PRIMITIVES 16u
+/* CL_COUNTED: the process's last count (its exit handler ran). */
+#define PERFQ_STAT_FINAL 32u
 
 struct perfq_stat_record {
     uint32_t magic;

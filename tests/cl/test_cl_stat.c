@@ -17,6 +17,11 @@
  *   blocked    a write waiting on a user event the program never sets: it cannot complete,
  *              so at exit it is counted as dropped (never silently lost); the 10 writes before
  *              it are counted with their time
+ *   abrupt     1000 non-blocking writes, then _exit(5): no exit handler reads them, so the report
+ *              says how many were counted and never read (the layer counts every 32)
+ *   names      two kernels whose 67-byte names differ only in their last byte, run 3 and 5
+ *              times: two rows, each name cut to 54 bytes, '~' and a hash of the whole
+ *   killed     the same as abrupt, then SIGKILL once they have completed (never read: no call came)
  *   view       what the program sees of its own queues and events, printed, the same bare and
  *              under perfq stat (the layer turns profiling on underneath): event profiling
  *              info of queues made without profiling (three ways), CL_QUEUE_PROPERTIES and
@@ -32,6 +37,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,6 +131,46 @@ static int case_exit(struct cl *c)
         err |= clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, CHUNK, c->host, 0, NULL, NULL);
     err |= clFlush(c->q);
     return err != CL_SUCCESS;   /* no clFinish, nothing released */
+}
+
+#define LONG_NAME "matrix_multiply_tiled_float_workgroup16x16_vectorised_with_local_v"
+
+static int case_names(struct cl *c)
+{
+    const char *src = "__kernel void " LONG_NAME "A(__global int *x) { x[0] += 1; }\n"
+                      "__kernel void " LONG_NAME "B(__global int *x) { x[0] += 2; }\n";
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &err);
+    if (err != CL_SUCCESS || clBuildProgram(prog, 1, &c->dev, "", NULL, NULL) != CL_SUCCESS)
+        return 1;
+    cl_kernel k[2] = {clCreateKernel(prog, LONG_NAME "A", &err),
+                      clCreateKernel(prog, LONG_NAME "B", &err)};
+    if (!k[0] || !k[1])
+        return 1;
+    size_t one = 1;
+    for (int i = 0; i < 8; i++) {
+        cl_kernel kernel = k[i < 3 ? 0 : 1];
+        err |= clSetKernelArg(kernel, 0, sizeof(c->a), &c->a);
+        err |= clEnqueueNDRangeKernel(c->q, kernel, 1, NULL, &one, NULL, 0, NULL, NULL);
+    }
+    err |= clFinish(c->q);
+    return err != CL_SUCCESS;
+}
+
+/* abrupt and killed: 1000 writes that nothing reads, then the end the case names. */
+static int case_unread(struct cl *c, int kill_self)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 1000; i++)
+        err |= clEnqueueWriteBuffer(c->q, c->a, CL_FALSE, 0, CHUNK, c->host, 0, NULL, NULL);
+    err |= clFlush(c->q);
+    if (err != CL_SUCCESS)
+        return 1;
+    if (kill_self) {
+        sleep(1);   /* long done by then: a command the layer never read, not one not run */
+        raise(SIGKILL);
+    }
+    _exit(5);
 }
 
 static void *thread_main(void *arg)
@@ -286,6 +332,10 @@ static int run_case(const char *name)
         return case_blocked(&c);
     if (strcmp(name, "view") == 0)
         return case_view(&c);
+    if (strcmp(name, "names") == 0)
+        return case_names(&c);
+    if (strcmp(name, "abrupt") == 0 || strcmp(name, "killed") == 0)
+        return case_unread(&c, strcmp(name, "killed") == 0);
     return 2;
 }
 
@@ -417,6 +467,54 @@ static void test_blocked_at_exit_dropped(void **state)
     json_object_put(j);
 }
 
+/* Kernel names longer than a record holds (63 bytes) stay apart: before, both were cut to the
+ * same 63 bytes and counted as one kernel run 8 times. */
+static void test_long_kernel_names_apart(void **state)
+{
+    (void)state;
+    json_object *j;
+    assert_int_equal(stat_case("names", &j), 0);
+    json_object *arr = get(j, "opencl.by_kernel");
+    assert_int_equal(json_object_array_length(arr), 2);
+    int64_t counts[2];
+    for (size_t i = 0; i < 2; i++) {
+        json_object *g = json_object_array_get_idx(arr, i);
+        const char *name = json_object_get_string(get(g, "name"));
+        print_message("%s: %lld\n", name, (long long)get_int(g, "count"));
+        assert_int_equal(strlen(name), 63);
+        assert_memory_equal(name, LONG_NAME, 54);
+        assert_int_equal(name[54], '~');
+        counts[i] = get_int(g, "count");
+    }
+    assert_true((counts[0] == 3 && counts[1] == 5) || (counts[0] == 5 && counts[1] == 3));
+    json_object_put(j);
+}
+
+/* A process that ends without its exit handlers (_exit, SIGKILL) leaves commands its layer never
+ * read: the report counts them as unreported (before, they were missing without a word: 265 of
+ * 1000 counted after _exit, dropped 0). The layer sends its count every 32 commands, so the
+ * count is exact to within 31. */
+static void expect_unread_counted(const char *name, int status)
+{
+    json_object *j;
+    assert_int_equal(stat_case(name, &j), status);
+    int64_t read = get_int(j, "opencl.commands"), unreported = get_int(j, "opencl.unreported");
+    int64_t counted = get_int(j, "opencl.counted");
+    print_message("%s: %lld read, %lld unreported, %lld counted, %lld dropped\n", name,
+                  (long long)read, (long long)unreported, (long long)counted,
+                  (long long)get_int(j, "channel.dropped"));
+    assert_true(read + unreported >= 1000 - 31 && read + unreported <= 1000);
+    assert_int_equal(counted, read + unreported);
+    json_object_put(j);
+}
+
+static void test_unread_at_abrupt_end_counted(void **state)
+{
+    (void)state;
+    expect_unread_counted("abrupt", 5);
+    expect_unread_counted("killed", 128 + SIGKILL);
+}
+
 /* What the program sees of its own queues and events is the same bare and under perfq stat,
  * which turns profiling on under every queue (before: event times given where the program had
  * not asked for profiling, CL_QUEUE_PROPERTIES_ARRAY gave the layer's list, PoCL refused
@@ -477,6 +575,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_blocked_at_exit_dropped),
         cmocka_unit_test(test_program_view_unchanged),
+        cmocka_unit_test(test_unread_at_abrupt_end_counted),
+        cmocka_unit_test(test_long_kernel_names_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

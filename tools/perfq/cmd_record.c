@@ -284,6 +284,8 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     trace_note(trace, "records_dropped", dropped);
     trace_note(trace, "frames", frames);
     trace_note(trace, "opencl_commands", commands);
+    uint64_t unreported = stat_collect_cl_unreported(collect);
+    trace_note(trace, "opencl_unreported", unreported);
     trace_note(trace, "exit_status", (uint64_t)(WIFEXITED(*status) ? WEXITSTATUS(*status)
                                                                   : 128 + WTERMSIG(*status)));
     stat_collect_close(&collect);   /* its timeline adds its notes */
@@ -295,8 +297,10 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     }
     if (trace_close(&trace) != 0)
         return 1;
-    fprintf(stderr, "perfq record: %" PRIu64 " frames, %" PRIu64 " OpenCL commands, %" PRIu64
-            " records dropped; trace written to '%s'\n", frames, commands, dropped, o->output);
+    fprintf(stderr, "perfq record: %" PRIu64 " frames, %" PRIu64 " OpenCL commands%s, %" PRIu64
+            " records dropped; trace written to '%s'\n", frames, commands,
+            unreported ? " (more enqueued, never read: see opencl_unreported)" : "", dropped,
+            o->output);
     return 0;
 }
 

@@ -193,7 +193,7 @@ static int library_file_fits(const char *path)
 
 /* soname in LD_LIBRARY_PATH's folders, in order, found as the dynamic loader finds it but
  * without loading it (the dlopen and dlclose of CUDA's libOpenCL.so.1 cost 0.21-0.23 ms of each
- * perfq run on the H200, NVML's 3 ms of CPU: docs/perfq-stat.md, "The slowdown, where it
+ * perfq run on the H200, NVML's 3 ms of CPU: docs/perfq-stat-slowdown.md, "The slowdown, where it
  * stands"). 1 with its path in out; 0 when no folder has it (the linker cache is next); -1 when
  * only the dynamic loader can tell: an entry that is empty, relative or holds a $-token, a
  * folder with a hardware capability subfolder (glibc-hwcaps, or the legacy ones glibc searched

@@ -71,6 +71,13 @@ struct group {
     struct series ns;
 };
 
+/* A process's OpenCL commands: what its layer counted (PERFQ_STAT_CL_COUNTED: the largest
+ * count, and at its exit those it gave up waiting for) and what reached perfq. */
+struct cl_process {
+    struct stat_key key;
+    uint64_t counted, given_up, received;
+};
+
 /* A GL context (key: pid, context handle) or an OpenCL process (pid, 0). */
 struct context_entry {
     struct stat_key key;
@@ -101,6 +108,7 @@ struct stat_collect {
     struct group kernels[MAX_GROUPS], types[MAX_GROUPS];
     size_t n_kernels, n_types;
     uint64_t commands;
+    struct stat_keys cl_processes;   /* entries: struct cl_process */
     uint64_t malformed;
     struct stat_keys memory;   /* entries: struct memory_group */
     struct stat_keys tags;     /* entries: struct memory_tag */
@@ -174,6 +182,30 @@ static struct context_entry *note_context(struct stat_collect *c, uint32_t pid, 
 static uint64_t untracked(const struct stat_collect *c)
 {
     return c->contexts.refused + c->pids.refused + c->memory.refused + c->tags.refused;
+}
+
+/* OpenCL commands a layer counted that never reached perfq as read: their process ended (_exit,
+ * a signal) before its layer read them, or the channel dropped their records. *counted: the
+ * commands the layers counted (at least: a process killed between two counts, which come every
+ * PERFQ_STAT_CL_COUNT_STEP commands, counted up to PERFQ_STAT_CL_COUNT_STEP - 1 more). */
+static uint64_t cl_unreported(const struct stat_collect *c, uint64_t *counted)
+{
+    uint64_t unreported = 0, all = 0;
+    for (size_t i = 0; i < c->cl_processes.n; i++) {
+        const struct cl_process *p = stat_keys_at(&c->cl_processes, i);
+        uint64_t known = p->received + p->given_up;
+        all += p->counted > known ? p->counted : known;
+        if (p->counted > known)
+            unreported += p->counted - known;
+    }
+    if (counted)
+        *counted = all;
+    return unreported;
+}
+
+uint64_t stat_collect_cl_unreported(const struct stat_collect *c)
+{
+    return cl_unreported(c, NULL);
 }
 
 static const char *at_least(const struct stat_keys *k)
@@ -264,6 +296,18 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         if (r->name[0])
             group_add(group_of(c->kernels, &c->n_kernels, r->name), r);
         note_pid(c, r->pid);   /* a process, no GL context: frames.contexts counts GL's */
+        struct cl_process *p = stat_keys_note(&c->cl_processes, r->pid, 0, 0, NULL);
+        if (p)
+            p->received++;
+        break;
+    }
+    case PERFQ_STAT_CL_COUNTED: {
+        note_pid(c, r->pid);
+        struct cl_process *p = stat_keys_note(&c->cl_processes, r->pid, 0, 0, NULL);
+        if (p && r->a > p->counted)
+            p->counted = r->a;
+        if (p && (r->flags & PERFQ_STAT_FINAL) && r->b > p->given_up)
+            p->given_up = r->b;
         break;
     }
     case PERFQ_STAT_GL_MEMORY:
@@ -422,6 +466,7 @@ struct stat_collect *stat_collect_open(struct trace *trace)
     stat_keys_init(&c->pids, sizeof(struct stat_key));
     stat_keys_init(&c->memory, sizeof(struct memory_group));
     stat_keys_init(&c->tags, sizeof(struct memory_tag));
+    stat_keys_init(&c->cl_processes, sizeof(struct cl_process));
     if (pipe2(c->stop, O_CLOEXEC) != 0)
         goto fail;
     /* The memfd is inherited by CMD (no close-on-exec); perfq keeps its copy open until the end,
@@ -507,6 +552,7 @@ void stat_collect_close(struct stat_collect **pc)
     stat_keys_free(&c->pids);
     stat_keys_free(&c->memory);
     stat_keys_free(&c->tags);
+    stat_keys_free(&c->cl_processes);
     series_free(&c->cpu_ns);
     series_free(&c->gpu_ns);
     series_free(&c->vertices);
@@ -590,11 +636,12 @@ static void table_groups(FILE *out, const char *title, struct group *g, size_t n
     fprintf(out, "   %-*s %8s %14s %12s %12s %14s\n", width, title, "count", "total ms",
             "mean us", "p95 us", "bytes");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "   %-*s %8" PRIu64 " %14.3f %12.3f %12.3f %14" PRIu64 "%s\n", width,
+        fprintf(out, "   %-*s %8" PRIu64 " %14.3f %12.3f %12.3f %14" PRIu64 "%s%s\n", width,
                 g[i].name,
                 g[i].count, (double)g[i].ns.sum / 1e6, series_mean(&g[i].ns) / 1e3,
                 (double)series_percentile(&g[i].ns, 95) / 1e3, g[i].bytes,
-                g[i].timed < g[i].count ? "  (some without time)" : "");
+                g[i].timed < g[i].count ? "  (some without time)" : "",
+                series_sampled(&g[i].ns) ? "  (p95 sampled)" : "");
 }
 
 void stat_collect_print_table(struct stat_collect *c, FILE *out)
@@ -676,6 +723,11 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
             fprintf(out, "\n");
         }
     }
+    uint64_t counted, unreported = cl_unreported(c, &counted);
+    if (unreported)
+        fprintf(out, "   at least %" PRIu64 " more OpenCL commands were enqueued and never read:"
+                " their process ended (_exit, a signal) before perfq's layer read them, or the"
+                " channel dropped their records\n", unreported);
     if (c->commands) {
         fprintf(out, "   %" PRIu64 " OpenCL commands\n", c->commands);
         table_groups(out, "kernel", c->kernels, c->n_kernels);
@@ -710,9 +762,11 @@ static void json_groups(FILE *out, struct group *g, size_t n)
         fprintf(out, "%s{\"name\": ", i ? ", " : "");
         json_string(out, g[i].name);
         fprintf(out, ", \"count\": %" PRIu64 ", \"timed\": %" PRIu64 ", \"total_ns\": %" PRIu64
-                ", \"mean_ns\": %.17g, \"p95_ns\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+                ", \"mean_ns\": %.17g, \"p95_ns\": %" PRIu64 ", \"bytes\": %" PRIu64
+                ", \"sampled\": %s}",
                 g[i].count, g[i].timed, g[i].ns.sum, series_mean(&g[i].ns),
-                series_percentile(&g[i].ns, 95), g[i].bytes);
+                series_percentile(&g[i].ns, 95), g[i].bytes,
+                series_sampled(&g[i].ns) ? "true" : "false");
     }
     fprintf(out, "]");
 }
@@ -768,7 +822,9 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
         fprintf(out, ", \"kib\": %" PRIu64 ", \"objects\": %" PRIu64 "}", t->kib, t->objects);
     }
     fprintf(out, "]");
-    fprintf(out, "}, \"opencl\": {\"commands\": %" PRIu64 ", \"by_kernel\": ", c->commands);
+    uint64_t counted, unreported = cl_unreported(c, &counted);
+    fprintf(out, "}, \"opencl\": {\"commands\": %" PRIu64 ", \"counted\": %" PRIu64
+            ", \"unreported\": %" PRIu64 ", \"by_kernel\": ", c->commands, counted, unreported);
     json_groups(out, c->kernels, c->n_kernels);
     fprintf(out, ", \"by_command_type\": ");
     json_groups(out, c->types, c->n_types);
@@ -849,6 +905,9 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     }
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
+    uint64_t counted, unreported = cl_unreported(c, &counted);
+    fprintf(out, "opencl,counted,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", counted);
+    fprintf(out, "opencl,unreported,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", unreported);
     fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", dropped(c));
     fprintf(out, "channel,processes,%zu,,,,,,,," STAT_CSV_NO_MEMORY "\n", c->pids.n);
     fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", untracked(c));

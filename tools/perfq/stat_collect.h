@@ -43,6 +43,8 @@ void stat_collect_close(struct stat_collect **c);
 /* Frames and OpenCL commands received so far (any thread: the progress line). */
 void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands);
 uint64_t stat_collect_dropped(const struct stat_collect *c);
+/* OpenCL commands a process's layer counted that never reached perfq (stat_collect.c). */
+uint64_t stat_collect_cl_unreported(const struct stat_collect *c);
 /* The layers attached so far (processes of CMD that loaded a GL or OpenCL layer). */
 uint64_t stat_collect_attached(const struct stat_collect *c);
 /* perfq record's timeline (NULL for perfq stat). */
