@@ -261,6 +261,14 @@ static void leave_at_exit(void)
         perfq_gl_observe_leave(c, PERFQ_GL_LEAVE_FINAL);
 }
 
+void perfq_gl_context_display_closing(void *display)
+{
+    struct perfq_gl_ctx *c = perfq_gl_tls_current;
+    if (c && c->initialized && !c->finalized && c->pub.window_system == PERFQ_GL_WS_GLX &&
+        c->pub.display == display && still_current(c))
+        perfq_gl_observe_leave(c, PERFQ_GL_LEAVE_FINAL);
+}
+
 static void register_leave_at_exit(void)
 {
     if (perfq_gl_observe_leave_wanted())
@@ -302,6 +310,8 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
     } else if (new_ctx && !new_ctx->finalized && perfq_gl_context_services.vq_resume) {
         perfq_gl_context_services.vq_resume(new_ctx);
     }
+    if (new_ctx && ws == PERFQ_GL_WS_GLX && display && perfq_gl_observe_leave_wanted())
+        perfq_gl_watch_display_close(display);
 }
 
 void perfq_gl_context_switch_failed(void)

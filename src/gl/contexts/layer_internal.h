@@ -172,6 +172,12 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
                                              perfq_gl_window_system_t ws, void *display);
 /* After a successful real make-current on this thread (handle NULL: none current). */
 void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, void *display);
+/* XCloseDisplay of display has begun (x_close.c's callback, before the GLX libraries' own): a
+ * GLX context of that display current on this thread leaves as at an exit (LEAVE_FINAL). */
+void perfq_gl_context_display_closing(void *display);
+/* x_close.c: watch display's XCloseDisplay (once per display; GLX contexts, where a front end
+ * wants the leave). */
+void perfq_gl_watch_display_close(void *dpy);
 /* Before the real make-current: the context leaving this thread gets its perfq driver queries
  * ended (perfq_gl_vq_suspend), and a destroy-pending one its GPU work finished. */
 void perfq_gl_context_before_switch(void *new_handle);
