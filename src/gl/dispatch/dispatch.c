@@ -193,6 +193,20 @@ static void *lookup_in_sonames(struct soname *list, const char *name)
     return NULL;
 }
 
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* libEGL's own eglGetProcAddress, where it is not the table's: the table's is the next
+ * definition after the layer, which may be another interposer preloaded after perfq that looks
+ * the name up with dlsym(RTLD_NEXT) and finds nothing where the program loaded libEGL itself,
+ * RTLD_LOCAL (ANGLE does). NULL otherwise. Under resolve_lock. */
+static PFNEGLGETPROCADDRESSPROC egl_library_proc_unlocked(void)
+{
+    void *own = lookup_in_sonames(egl_sonames, "eglGetProcAddress");
+    PFNEGLGETPROCADDRESSPROC f;
+    memcpy(&f, &own, sizeof f);
+    return f && f != real_table.eglGetProcAddress ? f : NULL;
+}
+
 static void *resolve_unlocked(const char *name)
 {
     pthread_once(&real_dl_once, resolve_dl);
@@ -221,10 +235,22 @@ static void *resolve_unlocked(const char *name)
     } else if (strncmp(name, "egl", 3) == 0 && real_table.eglGetProcAddress) {
         p = (void *)real_table.eglGetProcAddress(name);
     }
+    if (!p && strncmp(name, "glX", 3) != 0 && real_table.eglGetProcAddress) {
+        PFNEGLGETPROCADDRESSPROC own = egl_library_proc_unlocked();
+        if (own)
+            p = (void *)own(name);
+    }
     return p;
 }
 
-static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+void (*perfq_gl_egl_library_proc(const char *name))(void)
+{
+    perfq_gl_dispatch();
+    pthread_mutex_lock(&resolve_lock);
+    PFNEGLGETPROCADDRESSPROC own = egl_library_proc_unlocked();
+    pthread_mutex_unlock(&resolve_lock);
+    return own ? own(name) : NULL;
+}
 
 void (*perfq_gl_resolve(const char *name))(void)
 {

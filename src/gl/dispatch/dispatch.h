@@ -408,6 +408,9 @@ void (*perfq_gl_resolve(const char *name))(void);
 
 /* The real dlopen/dlsym, never the layer's wrapper. */
 void *perfq_gl_real_dlopen(const char *file, int flags);
+/* libEGL's own eglGetProcAddress(name), where the table's is another (an interposer preloaded
+ * after perfq) and answered NULL; NULL where there is no other (dispatch.c). */
+void (*perfq_gl_egl_library_proc(const char *name))(void);
 void *perfq_gl_real_dlsym(void *handle, const char *name);
 
 #endif

@@ -17,7 +17,14 @@ PERFQ_GL_EXPORT __eglMustCastToProperFunctionPointerType eglGetProcAddress(const
         if (own)
             return (__eglMustCastToProperFunctionPointerType)own;
     }
-    return gl->eglGetProcAddress ? gl->eglGetProcAddress(procname) : NULL;
+    if (!gl->eglGetProcAddress)
+        return NULL;
+    __eglMustCastToProperFunctionPointerType f = gl->eglGetProcAddress(procname);
+    /* A NULL may be another interposer's, preloaded after perfq, whose dlsym(RTLD_NEXT) finds
+     * no libEGL where the program loaded it itself, RTLD_LOCAL (ANGLE does): without perfq, the
+     * program's lookup on its own handle never reached it (the fourteenth session's GL probe:
+     * Chromium's GPU process failed so). libEGL's own answer is the program's then. */
+    return f || !procname ? f : perfq_gl_egl_library_proc(procname);
 }
 
 PERFQ_GL_EXPORT EGLContext eglCreateContext(EGLDisplay dpy, EGLConfig config,
