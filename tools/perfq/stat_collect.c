@@ -138,19 +138,22 @@ const char *stat_command_type_name(uint64_t t)
     return NULL;
 }
 
-static struct group *group_of(struct group *g, size_t *n, const char *name)
+static struct group *group_of(struct group *g, size_t *n, const char *name, int no_values)
 {
     for (size_t i = 0; i < *n; i++)
         if (strcmp(g[i].name, name) == 0)
             return &g[i];
     if (*n >= MAX_GROUPS - 1) {
         /* The last slot is "(other)": names past MAX_GROUPS - 1 are summed there. */
-        if (*n == MAX_GROUPS - 1)
+        if (*n == MAX_GROUPS - 1) {
+            g[*n].ns.no_values = no_values;
             snprintf(g[(*n)++].name, sizeof(g->name), "(other)");
+        }
         return &g[MAX_GROUPS - 1];
     }
     struct group *x = &g[(*n)++];
     snprintf(x->name, sizeof(x->name), "%s", name);
+    x->ns.no_values = no_values;
     return x;
 }
 
@@ -292,9 +295,9 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
             snprintf(other, sizeof(other), "0x%" PRIx64, r->a);
             type = other;
         }
-        group_add(group_of(c->types, &c->n_types, type), r);
+        group_add(group_of(c->types, &c->n_types, type, c->timeline != NULL), r);
         if (r->name[0])
-            group_add(group_of(c->kernels, &c->n_kernels, r->name), r);
+            group_add(group_of(c->kernels, &c->n_kernels, r->name, c->timeline != NULL), r);
         note_pid(c, r->pid);   /* a process, no GL context: frames.contexts counts GL's */
         struct cl_process *p = stat_keys_note(&c->cl_processes, r->pid, 0, 0, NULL);
         if (p)
@@ -480,6 +483,14 @@ struct stat_collect *stat_collect_open(struct trace *trace)
         if (!(c->timeline = timeline_open(trace)))
             goto fail;
         c->page->flags = PERFQ_STAT_PAGE_TIMELINE;
+        /* perfq record prints no percentiles: its series keep no values, so that its memory
+         * does not grow with every frame up to the series' bound (2^20 values each). */
+        struct series *all[] = {&c->cpu_ns, &c->gpu_ns, &c->vertices, &c->draw_ns,
+                                &c->draw_vertices, &c->draw_primitives, &c->draws_per_frame};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            all[i]->no_values = 1;
+        for (int i = 0; i < PERFQ_STAT_PIPE_COUNT; i++)
+            c->pipe[i].no_values = 1;
     }
     /* Without the socket, only processes that may open perfq's fds lose nothing: go on. */
     c->socket_fd = perfq_stat_socket_open(c->socket_path, sizeof c->socket_path);

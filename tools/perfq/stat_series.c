@@ -23,6 +23,8 @@ static uint64_t next_random(struct series *s)
 /* Keeps v among the values percentiles come from; count already counts it. */
 static void keep(struct series *s, uint64_t v)
 {
+    if (s->no_values)
+        return;
     if (s->n_kept < SERIES_KEEP) {
         if (s->n_kept == s->cap) {
             size_t cap = s->cap ? s->cap * 2 : 64;

@@ -15,6 +15,7 @@ struct series {
     size_t n_kept, cap;
     uint64_t rng;
     int sorted;
+    int no_values;   /* count, sum, min and max only: no percentiles asked (perfq record) */
 };
 
 void series_add(struct series *s, uint64_t v);
