@@ -477,6 +477,10 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properti
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_CL_QUEUE;
     r.a = (uint64_t)(uintptr_t)queue;
+    cl_command_queue_properties props = 0;   /* out of order: perfq record's lanes */
+    if (perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(props), &props,
+                                            NULL) == CL_SUCCESS)
+        r.c = props;
     cl_device_id device = NULL;
     if (perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device,
                                             NULL) == CL_SUCCESS && device) {

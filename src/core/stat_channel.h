@@ -66,7 +66,8 @@ enum perfq_stat_record_kind {
      * correlation error in ns (fence path: the stamp resolution), t0 = when its frame 0 began
      * (CLOCK_MONOTONIC ns), name = GL_RENDERER. */
     PERFQ_STAT_GL_CONTEXT = 4,
-    /* an OpenCL queue: a = queue, b = cl_device_id, name = CL_DEVICE_NAME. */
+    /* an OpenCL queue: a = queue, b = cl_device_id, c = its CL_QUEUE_PROPERTIES (the
+     * driver's), name = CL_DEVICE_NAME. */
     PERFQ_STAT_CL_QUEUE = 5,
     /* an OpenCL enqueue call, sent from the calling thread when it returns: a = command type,
      * b = queue, t0/t1 = the call, name = kernel name. */

@@ -17,6 +17,10 @@
  *       4 threads enqueue at once on the one in-order queue, each N rounds of a write and "inc"
  *       on a buffer of its own (their enqueue records reach perfq in another order than the
  *       calls began); SLEEP_MS ms of sleep, then clFinish.
+ *   perfq-test-cl-late ooo N SLEEP_MS
+ *       as late, and N kernels ("set", each a 4 KiB buffer of its own to one value) on the
+ *       second queue, out of order where the device has it: they run at once (PoCL's worker
+ *       threads), and perfq record must place them on tracks where they nest or are disjoint.
  *   perfq-test-cl-late child N SLEEP_MS
  *       a forked child enqueues N writes waiting on a user event it never sets and kills itself
  *       (SIGKILL: the commands' records never come); the parent reaps it and sleeps SLEEP_MS ms
@@ -42,6 +46,7 @@
 
 static const char *source =
     "__kernel void inc(__global uint *x) { x[get_global_id(0)] += 1u; }\n"
+    "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }\n"
     "__kernel void spin(__global uint *x, uint n)\n"
     "{ uint v = x[0]; for (uint i = 0; i < n; i++) v = v * 1664525u + 1013904223u; "
     "x[1] = v; }\n";
@@ -129,9 +134,11 @@ int main(int argc, char **argv)
     int inflight = argc == 4 && strcmp(argv[1], "inflight") == 0;
     int threads = argc == 4 && strcmp(argv[1], "threads") == 0;
     int child = argc == 4 && strcmp(argv[1], "child") == 0;
+    int ooo = argc == 4 && strcmp(argv[1], "ooo") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight && !threads && !child) || n < 1 || n > 100000 || ms < 0) {
-        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads|child N SLEEP_MS\n");
+    if ((!late && !inflight && !threads && !child && !ooo) || n < 1 || n > 100000 || ms < 0) {
+        fprintf(stderr,
+                "usage: perfq-test-cl-late late|inflight|threads|child|ooo N SLEEP_MS\n");
         return 2;
     }
     if (child) {
@@ -229,6 +236,22 @@ int main(int argc, char **argv)
     long writes2 = inflight ? n / 4 : 0;
     for (long r = 0; r < writes2 && err == CL_SUCCESS; r++)
         err |= clEnqueueWriteBuffer(q2, b, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+    long sets = ooo ? n : 0;
+    cl_mem *set_bufs = sets ? calloc((size_t)sets, sizeof(*set_bufs)) : NULL;
+    cl_kernel set = sets ? clCreateKernel(prog, "set", &err) : NULL;
+    if (sets && (!set_bufs || failed(err, "clCreateKernel (set)")))
+        return 1;
+    for (long r = 0; r < sets && err == CL_SUCCESS; r++) {
+        cl_uint v = (cl_uint)r;
+        set_bufs[r] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        if (err != CL_SUCCESS)
+            break;
+        /* Arguments set, then the launch: the kernel object's arguments are copied at it. */
+        err |= clSetKernelArg(set, 0, sizeof(set_bufs[r]), &set_bufs[r]);
+        err |= clSetKernelArg(set, 1, sizeof(v), &v);
+        err |= clEnqueueNDRangeKernel(q2, set, 1, NULL, &global, NULL, 0, NULL, NULL);
+    }
+    writes2 += sets;
     if (failed(err, "an enqueue") || failed(clFlush(q), "clFlush") ||
         failed(clFlush(q2), "clFlush"))
         return 1;
@@ -245,6 +268,17 @@ int main(int argc, char **argv)
         clReleaseMemObject(work[k].buf);
         clReleaseKernel(work[k].inc);
     }
+    for (long r = 0; r < sets; r++) {
+        cl_uint got = 0;
+        if (failed(clEnqueueReadBuffer(q2, set_bufs[r], CL_TRUE, 4 * sizeof(cl_uint),
+                                       sizeof(got), &got, 0, NULL, NULL), "read (set)") ||
+            got != (cl_uint)r)
+            return fprintf(stderr, "perfq-test-cl-late: set %ld read %u\n", r, got), 1;
+        clReleaseMemObject(set_bufs[r]);
+    }
+    if (set)
+        clReleaseKernel(set);
+    free(set_bufs);
     clReleaseKernel(inc);
     clReleaseKernel(spin);
     clReleaseMemObject(a);

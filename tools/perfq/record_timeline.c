@@ -93,6 +93,23 @@ struct gpu_track {
      * FRAME_PIPELINE record comes just before that frame's FRAME_GPU) */
     int span_valid;
     uint64_t span_frame, span_frames, span_vertices;
+    /* OpenCL: whether the queue executes out of order (its CL_QUEUE record's properties), the
+     * end of its last command placed (in order), and an out-of-order queue's lanes (made at its
+     * first command, freed when its process is found gone). */
+    int out_of_order;
+    uint64_t cl_end;
+    struct cl_lanes *lanes;
+};
+
+/* An out-of-order queue runs commands at once, and slices on one track must nest or be
+ * disjoint: its commands go on up to CL_LANES tracks, each on the first whose last command has
+ * ended by its start (lane 0 is the queue's own track, lane k's track id its id + (k + 1) *
+ * STAT_KEYS_MAX, past the draws' tracks). Where none has, it goes on the lane that ends first,
+ * begun there (counted in gpu_intervals_moved). */
+#define CL_LANES 8
+struct cl_lanes {
+    uint64_t end[CL_LANES];
+    int named[CL_LANES];
 };
 
 /* A named process (tid 0) or thread. A process keeps its short name, its comm (the kernel's:
@@ -444,6 +461,44 @@ static const char *command_label(const struct perfq_stat_record *r, char *buf, s
     return buf;
 }
 
+/* Where a command's GPU interval goes on its queue's tracks: the track id, with begin (and
+ * end) moved where it could not be placed as measured. An in-order queue's commands are placed
+ * on its track as its GL contexts' frames are (the clock's correlation may make two touch). */
+static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *begin,
+                         uint64_t *end)
+{
+    if (!g->out_of_order) {
+        fit_on_track(tl, &g->cl_end, begin, end);
+        return g->tid;
+    }
+    if (!g->lanes && !(g->lanes = calloc(1, sizeof(*g->lanes)))) {
+        fit_on_track(tl, &g->cl_end, begin, end);
+        return g->tid;
+    }
+    struct cl_lanes *l = g->lanes;
+    int k = 0, first_free = -1;
+    for (int i = 0; i < CL_LANES; i++) {
+        if (l->end[i] <= *begin) {
+            first_free = i;
+            break;
+        }
+        if (l->end[i] < l->end[k])
+            k = i;
+    }
+    if (first_free >= 0)
+        k = first_free;
+    fit_on_track(tl, &l->end[k], begin, end);
+    uint32_t tid = g->tid + (uint32_t)(k ? (k + 1) * STAT_KEYS_MAX : 0);
+    if (k && !l->named[k]) {
+        char label[140];
+        snprintf(label, sizeof(label), "OpenCL queue 0x%" PRIx64 " (pid %" PRIu32
+                 "), concurrent %d", g->key.handle, g->key.pid, k + 1);
+        trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
+        l->named[k] = 1;
+    }
+    return tid;
+}
+
 static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
 {
     struct gpu_track *g = track_of(tl, r->pid, r->b, 1, NULL);
@@ -466,11 +521,12 @@ static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
     }
     int64_t off = g->lo + (g->hi - g->lo) / 2;
     uint64_t begin = (uint64_t)((int64_t)r->g1 - off), end = begin + r->c;
+    uint32_t tid = cl_place(tl, g, &begin, &end);
     char buf[32];
     struct trace_arg args[3] = {{"clock_error_ns", (uint64_t)((g->hi - g->lo) / 2)},
                                 {"bytes", r->flags & PERFQ_STAT_HAS_BYTES ? r->d : 0},
                                 {"command_type", r->a}};
-    trace_complete(tl->trace, DEVICE_PID + g->device, g->tid, begin, end, "opencl",
+    trace_complete(tl->trace, DEVICE_PID + g->device, tid, begin, end, "opencl",
                    command_label(r, buf, sizeof(buf)), args, 3);
     tl->gpu_intervals++;
 }
@@ -491,8 +547,10 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
     }
     case PERFQ_STAT_CL_QUEUE: {
         struct gpu_track *q = track_of(tl, r->pid, r->a, 1, r->name);
-        if (q)
+        if (q) {
             announced(tl, q);
+            q->out_of_order = (r->c & 1u) != 0;   /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
+        }
         break;
     }
     case PERFQ_STAT_FRAME: {
@@ -667,6 +725,8 @@ void timeline_tick(struct timeline *tl, uint64_t now)
             g->waits = NULL;
             free(g->pending_start);
             g->pending_start = NULL;
+            free(g->lanes);
+            g->lanes = NULL;
             g->gpu_done = g->frames_sent;
             tl->live[i] = tl->live[--tl->n_live];
             continue;
