@@ -161,15 +161,31 @@ static void *load_layer(const cl_icd_dispatch *stub, deinit_fn *deinit)
     return lib;
 }
 
-static void reentrant_driver(void **state)
+/* A ring for the layer's records, named in PERFQ_STAT_CHANNEL (the layer attaches at its
+ * init): its fd. */
+static int open_channel(struct perfq_stat_ring *ring)
 {
-    (void)state;
-    struct perfq_stat_ring ring;
-    int fd = perfq_stat_ring_create(&ring, 4096);
+    int fd = perfq_stat_ring_create(ring, 4096);
     assert_true(fd >= 0);
     char env[64];
     assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
     setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+    return fd;
+}
+
+static void close_layer(void *lib, deinit_fn deinit, int fd)
+{
+    assert_int_equal(deinit(), CL_SUCCESS);
+    dlclose(lib);
+    unsetenv(PERFQ_STAT_CHANNEL_ENV);
+    close(fd);
+}
+
+static void reentrant_driver(void **state)
+{
+    (void)state;
+    struct perfq_stat_ring ring;
+    int fd = open_channel(&ring);
 
     static cl_icd_dispatch stub;
     stub.clCreateCommandQueue = stub_create_queue;
@@ -219,10 +235,7 @@ static void reentrant_driver(void **state)
         assert_int_equal(seen[i], 1);
         assert_int_equal(released[i], 1);
     }
-    assert_int_equal(deinit(), CL_SUCCESS);
-    dlclose(lib);
-    unsetenv(PERFQ_STAT_CHANNEL_ENV);
-    close(fd);
+    close_layer(lib, deinit, fd);
 }
 
 /* --- queues: records while the program holds them, the program's profiling setting --------- */
@@ -338,11 +351,7 @@ static void queues_released_and_set(void **state)
 {
     (void)state;
     struct perfq_stat_ring ring;
-    int fd = perfq_stat_ring_create(&ring, 4096);
-    assert_true(fd >= 0);
-    char env[64];
-    assert_int_equal(perfq_stat_channel_env(fd, NULL, env, sizeof env), 0);
-    setenv(PERFQ_STAT_CHANNEL_ENV, env, 1);
+    int fd = open_channel(&ring);
 
     static cl_icd_dispatch stub;
     stub.clCreateCommandQueue = many_create;
@@ -402,10 +411,7 @@ static void queues_released_and_set(void **state)
     assert_int_equal(program_properties_of(0) & CL_QUEUE_PROFILING_ENABLE, 0);
 
     assert_int_equal(layer->clReleaseCommandQueue(queue_of(0)), CL_SUCCESS);
-    assert_int_equal(deinit(), CL_SUCCESS);
-    dlclose(lib);
-    unsetenv(PERFQ_STAT_CHANNEL_ENV);
-    close(fd);
+    close_layer(lib, deinit, fd);
 }
 
 int main(void)
