@@ -96,14 +96,17 @@ static pid_t exit_owner;   /* the process whose exit reads what is left; 0 befor
  * by _exit or a signal with commands unread has them reported as such, not silently missing.
  * Atomic; a forked child starts again at 0 (after_fork). */
 static uint64_t counted_n;
+/* Of those, the ones the layer gave up and counted as dropped itself (no memory to keep them,
+ * still pending at exit or at the loader's unload): not the CLI's to call unreported. Atomic. */
+static uint64_t given_up_n;
 
-static void send_counted(uint64_t n, uint64_t given_up, int final)
+static void send_counted(int final)
 {
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_CL_COUNTED;
-    r.a = n;
-    r.b = given_up;
+    r.a = __atomic_load_n(&counted_n, __ATOMIC_RELAXED);
+    r.b = __atomic_load_n(&given_up_n, __ATOMIC_RELAXED);
     r.flags = final ? PERFQ_STAT_FINAL : 0;
     perfq_stat_channel_send(&r);
 }
@@ -112,7 +115,14 @@ static void count_command(void)
 {
     uint64_t n = __atomic_add_fetch(&counted_n, 1, __ATOMIC_RELAXED);
     if (n % PERFQ_STAT_CL_COUNT_STEP == 0)
-        send_counted(n, 0, 0);
+        send_counted(0);
+}
+
+/* Commands the layer gives up: counted as dropped, and told to the CLI with the next count. */
+static void give_up(size_t n)
+{
+    perfq_stat_channel_count_drops(n);
+    __atomic_add_fetch(&given_up_n, (uint64_t)n, __ATOMIC_RELAXED);
 }
 
 /* A forked child: the pending commands are its parent's to read (their events are the
@@ -126,7 +136,7 @@ static void after_fork(void)
     taken_n = 0;
     next_scan = SCAN_STEP;
     exit_owner = 0;
-    counted_n = 0;
+    counted_n = given_up_n = 0;
 }
 
 /* Reads the times of a completed command into its record (END - START; in timeline mode also
@@ -217,7 +227,7 @@ static size_t harvest(void)
     next_scan = pending_n + (pending_n > SCAN_STEP ? pending_n : SCAN_STEP);
     pthread_mutex_unlock(&pending_lock);
     if (lost) {
-        perfq_stat_channel_count_drops(lost);
+        give_up(lost);
         for (size_t i = 0; i < lost; i++)
             perfq_cl_next.clReleaseEvent(t[i].event);
     }
@@ -241,12 +251,12 @@ static void read_at_exit(void)
         left = harvest();
     }
     if (left) {
-        perfq_stat_channel_count_drops(left);
+        give_up(left);
         pthread_mutex_lock(&pending_lock);
         pending_n = 0;   /* the process ends: the events are not released */
         pthread_mutex_unlock(&pending_lock);
     }
-    send_counted(__atomic_load_n(&counted_n, __ATOMIC_RELAXED), left, 1);
+    send_counted(1);
 }
 
 /* Adds a command to the pending list; the list's reference to p->event is taken by the caller.
@@ -581,8 +591,10 @@ void perfq_cl_stat_commands_fini(void)
     perfq_cl_table_clear(&stat_queues, free);
     released_n = 0;
     pthread_mutex_lock(&pending_lock);
-    if (pending_n)
-        perfq_stat_channel_count_drops(pending_n);
+    if (pending_n) {
+        give_up(pending_n);
+        send_counted(1);
+    }
     free(pending);
     pending = NULL;
     pending_n = pending_cap = 0;

@@ -98,10 +98,11 @@ enum perfq_stat_record_kind {
      * before the FRAME_GPU record of its last frame where the driver has them. Laid out as
      * struct perfq_stat_pipeline (below), not as the fields of a record. */
     PERFQ_STAT_FRAME_PIPELINE = 11,
-    /* How many OpenCL commands this process's layer has counted so far (cumulative, a = the
-     * count), sent every PERFQ_STAT_CL_COUNT_STEP commands and at its exit handler (flag FINAL,
-     * b = those it gave up waiting for and counted as dropped), so that the CLI can tell the
-     * commands of a process that ended (_exit, a signal) before its layer read them. */
+    /* How many OpenCL commands this process's layer has counted so far (cumulative: a = the
+     * count, b = those of them it gave up and counted as dropped itself), sent every
+     * PERFQ_STAT_CL_COUNT_STEP commands and at its exit handler (flag FINAL), so that the CLI
+     * can tell the commands of a process that ended (_exit, a signal) before its layer read
+     * them. */
     PERFQ_STAT_CL_COUNTED = 12,
 };
 #define PERFQ_STAT_CL_COUNT_STEP 32

@@ -419,6 +419,7 @@ static void test_pipeline(void **state)
     assert_int_equal(get_int(j, "opencl.commands"), 3000);
     expect_type(j, "WRITE_BUFFER", 3000, 3000, 3000LL * CHUNK);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
     json_object_put(j);
 }
 
@@ -430,6 +431,7 @@ static void test_events_released_early(void **state)
     assert_int_equal(get_int(j, "opencl.commands"), 301);
     expect_type(j, "COPY_BUFFER", 300, 300, 300LL * CHUNK);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
     json_object_put(j);
 }
 
@@ -441,6 +443,7 @@ static void test_read_at_exit(void **state)
     assert_int_equal(get_int(j, "opencl.commands"), 200);
     expect_type(j, "WRITE_BUFFER", 200, 200, 200LL * CHUNK);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
     json_object_put(j);
 }
 
@@ -453,6 +456,7 @@ static void test_threads(void **state)
     expect_type(j, "WRITE_BUFFER", 4 * 250, 4 * 250, 4LL * 250 * CHUNK);
     expect_type(j, "READ_BUFFER", 4 * 25, 4 * 25, 4LL * 25 * CHUNK);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
     json_object_put(j);
 }
 
@@ -464,6 +468,9 @@ static void test_blocked_at_exit_dropped(void **state)
     assert_int_equal(get_int(j, "opencl.commands"), 10);
     expect_type(j, "WRITE_BUFFER", 10, 10, 10LL * CHUNK);
     assert_int_equal(get_int(j, "channel.dropped"), 1);
+    /* Given up by the layer at exit, and counted as dropped: not unreported as well. */
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
+    assert_int_equal(get_int(j, "opencl.counted"), 11);
     json_object_put(j);
 }
 
@@ -545,6 +552,7 @@ static void test_program_view_unchanged(void **state)
     int64_t writes = strstr(bare, "{CL_QUEUE_SIZE, 16}: 0\n") ? 44 : 43;
     assert_int_equal(get_int(j, "opencl.commands"), writes);
     assert_int_equal(get_int(j, "channel.dropped"), 0);
+    assert_int_equal(get_int(j, "opencl.unreported"), 0);
     json_object_put(j);
     free(bare);
     free(under);

@@ -309,7 +309,7 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         struct cl_process *p = stat_keys_note(&c->cl_processes, r->pid, 0, 0, NULL);
         if (p && r->a > p->counted)
             p->counted = r->a;
-        if (p && (r->flags & PERFQ_STAT_FINAL) && r->b > p->given_up)
+        if (p && r->b > p->given_up)
             p->given_up = r->b;
         break;
     }
