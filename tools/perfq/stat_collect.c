@@ -72,7 +72,7 @@ struct group {
 };
 
 /* A process's OpenCL commands: what its layer counted (PERFQ_STAT_CL_COUNTED: the largest
- * count, and at its exit those it gave up waiting for) and what reached perfq. */
+ * count, and of those the ones it gave up and counted as dropped) and what reached perfq. */
 struct cl_process {
     struct stat_key key;
     uint64_t counted, given_up, received;
@@ -443,14 +443,15 @@ static void *drain(void *arg)
     return NULL;
 }
 
-/* The ring's size: PERFQ_STAT_RING_SLOTS (a power of two; tests make a small ring overflow)
- * or the default. */
 /* perfq record's ring: 4 times perfq stat's (20 MiB of memfd, its pages taken only as the ring
  * reaches them). Its drain thread also writes the trace (the reorder window and the JSON), so
  * it reads the ring less often under a burst of commands: with 32768 slots, 60 001 OpenCL
  * commands enqueued in 0.3 s lost two thirds of their records (the fourteenth session's OpenCL
  * probe), none with 131072. */
 #define RECORD_RING_SLOTS 131072u
+
+/* The ring's size: PERFQ_STAT_RING_SLOTS (a power of two; tests make a small ring overflow)
+ * or the default (perfq stat's, or perfq record's). */
 
 static uint64_t ring_slots(int timeline)
 {
