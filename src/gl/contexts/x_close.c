@@ -12,7 +12,6 @@
  * before any make-current: the layer's runs first, while GL still works, and reads what is
  * pending as at an exit with the context current (perfq_gl_context_display_closing).
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -32,12 +31,6 @@ typedef x_close_proc (*x_set_close_display_fn)(void *dpy, int extension, x_close
 #define WATCHED_MAX 64
 static void *watched[WATCHED_MAX];
 static pthread_mutex_t watched_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *x11_symbol(const char *name)
-{
-    void *lib = perfq_gl_real_dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    return lib ? perfq_gl_real_dlsym(lib, name) : NULL;
-}
 
 static int on_close(void *dpy, struct x_ext_codes *codes)
 {
@@ -72,9 +65,10 @@ void perfq_gl_watch_display_close(void *dpy)
     pthread_mutex_unlock(&watched_lock);
     if (slot < 0)
         return;
-    x_add_extension_fn add_extension = (x_add_extension_fn)x11_symbol("XAddExtension");
+    x_add_extension_fn add_extension =
+        (x_add_extension_fn)perfq_gl_x11_symbol("XAddExtension");
     x_set_close_display_fn set_close_display =
-        (x_set_close_display_fn)x11_symbol("XESetCloseDisplay");
+        (x_set_close_display_fn)perfq_gl_x11_symbol("XESetCloseDisplay");
     struct x_ext_codes *codes = add_extension && set_close_display ? add_extension(dpy) : NULL;
     if (codes) {
         set_close_display(dpy, codes->extension, on_close);

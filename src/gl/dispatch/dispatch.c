@@ -96,6 +96,14 @@ void *perfq_gl_real_dlopen(const char *file, int flags)
     return real_dlopen_ptr ? real_dlopen_ptr(file, flags) : NULL;
 }
 
+void *perfq_gl_x11_symbol(const char *name)
+{
+    /* The NOLOAD's reference is kept: the functions found stay callable (the GLX fence waiter
+     * closes its display with XCloseDisplay later) even if the program unloads its GL. */
+    void *lib = perfq_gl_real_dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    return lib ? perfq_gl_real_dlsym(lib, name) : NULL;
+}
+
 /* The GL libraries by the prefix of the names they hold (glvnd sonames first). Each is looked
  * up (under resolve_lock) until the process has loaded it: RTLD_NOLOAD, so the layer loads none
  * itself, and RTLD_LOCAL so that the program's symbol scope is not changed. A soname that was

@@ -412,5 +412,7 @@ void *perfq_gl_real_dlopen(const char *file, int flags);
  * after perfq) and answered NULL; NULL where there is no other (dispatch.c). */
 void (*perfq_gl_egl_library_proc(const char *name))(void);
 void *perfq_gl_real_dlsym(void *handle, const char *name);
+/* An Xlib function of the libX11 the program loaded (never loaded by the layer), or NULL. */
+void *perfq_gl_x11_symbol(const char *name);
 
 #endif

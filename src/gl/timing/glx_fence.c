@@ -17,7 +17,6 @@
  */
 #include "gl/timing/glx_fence.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,12 +52,6 @@ struct perfq_gl_glx_waiter {
     glx_destroy_pbuffer_fn destroy_pbuffer;
 };
 
-static void *x11_symbol(const char *name)
-{
-    void *lib = perfq_gl_real_dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    return lib ? perfq_gl_real_dlsym(lib, name) : NULL;
-}
-
 static void *glx_symbol(const char *name)
 {
     void (*fn)(void) = perfq_gl_resolve(name);
@@ -89,10 +82,10 @@ int perfq_gl_glx_fences_possible(struct perfq_gl_ctx *c)
 struct perfq_gl_glx_waiter *perfq_gl_glx_waiter_create(struct perfq_gl_ctx *c)
 {
     const struct perfq_gl_dispatch *gl = c->pub.gl;
-    x_open_fn open_display = (x_open_fn)x11_symbol("XOpenDisplay");
-    x_close_fn close_display = (x_close_fn)x11_symbol("XCloseDisplay");
-    x_string_fn display_string = (x_string_fn)x11_symbol("XDisplayString");
-    x_free_fn x_free = (x_free_fn)x11_symbol("XFree");
+    x_open_fn open_display = (x_open_fn)perfq_gl_x11_symbol("XOpenDisplay");
+    x_close_fn close_display = (x_close_fn)perfq_gl_x11_symbol("XCloseDisplay");
+    x_string_fn display_string = (x_string_fn)perfq_gl_x11_symbol("XDisplayString");
+    x_free_fn x_free = (x_free_fn)perfq_gl_x11_symbol("XFree");
     glx_query_context_fn query_context = (glx_query_context_fn)glx_symbol("glXQueryContext");
     glx_choose_fn choose = (glx_choose_fn)glx_symbol("glXChooseFBConfig");
     glx_pbuffer_fn create_pbuffer = (glx_pbuffer_fn)glx_symbol("glXCreatePbuffer");
