@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "perfq/angle_timer_query.h"
+#include "../test_util.h"
 
 typedef void (*PFNGLGETINTEGERVPROC)(GLenum, GLint *);
 typedef const GLubyte *(*PFNGLGETSTRINGPROC)(GLenum);
@@ -50,10 +51,8 @@ int main(int argc, char **argv)
     }
     if (glx_first) {
         void *libgl = dlopen("libGL.so.1", RTLD_LAZY | RTLD_LOCAL);
-        if (!libgl) {
-            fprintf(stderr, "no libGL.so.1: skipping\n");
-            return 77;
-        }
+        if (!libgl)
+            return test_may_lack("libGL.so.1") ? 77 : 1;   /* Mesa's glvnd has it (CI) */
         typedef void (*(*glx_gpa)(const GLubyte *))(void);
         glx_gpa glx = (glx_gpa)dlsym(libgl, "glXGetProcAddressARB");
         if (!glx || !glx((const GLubyte *)"glXGetCurrentDisplay")) {
