@@ -873,62 +873,79 @@ static void wait_helper_idle(struct perfq_gl_timer_state *ts)
     fail_msg("the helper thread kept fences to stamp for 10 s");
 }
 
+/* One run of FRAMES frames in one swap-wait mode; returns how many frames were not disjoint.
+ * Every check that does not depend on the machine's load is made here, on every run. */
+enum { SWAP_FRAMES = 30 };
+static int swap_frames_run(struct perfq_gl_timer_state *ts, int mode, int fence)
+{
+    struct perfq_gl_timer *t = NULL, *ended[SWAP_FRAMES];
+    ts->swap_wait = mode;
+    uint64_t frames_before = ts->swap_rule.frames;
+    gl.glFinish();
+    uint64_t start = perfq_gl_now_ns();
+    assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
+    if (fence)
+        wait_helper_idle(ts);   /* the first frame's begin stamped: no earlier fence waits */
+    int at_once = 0;
+    for (int f = 0; f < SWAP_FRAMES; f++) {
+        glt_draw_triangles(&T, f + 1);
+        struct perfq_gl_timer *next = NULL;
+        assert_int_equal(perfq_gl_timer_end_begin_swap(cur(), t, &next), PERFQ_OK);
+        assert_non_null(next);
+        uint64_t ns = 0;
+        perfq_status_t st = perfq_gl_timer_result(cur(), t, 0, &ns);
+        assert_true(st == PERFQ_OK || st == PERFQ_NOT_READY);
+        at_once += st == PERFQ_OK;
+        if (mode == 2 && fence)
+            assert_int_equal(ts->last_swap_inline, 1);
+        ended[f] = t;
+        t = next;
+    }
+    assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
+    uint64_t sum = 0, ns = 0;
+    int clean = 0;
+    for (int f = 0; f < SWAP_FRAMES; f++) {
+        assert_int_equal(perfq_gl_timer_result(cur(), ended[f], 1, &ns), PERFQ_OK);
+        if (!perfq_gl_timer_disjoint(ended[f])) {
+            sum += ns;
+            clean++;
+        }
+        perfq_gl_timer_free(cur(), ended[f]);
+    }
+    assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_OK);
+    perfq_gl_timer_free(cur(), t);
+    uint64_t wall = perfq_gl_now_ns() - start;
+    printf("# %s: %d of %d frames ready at their swap, %d not disjoint, %llu of %llu ns\n",
+           mode == 2 ? "inline" : "measured", at_once, SWAP_FRAMES, clean,
+           (unsigned long long)sum, (unsigned long long)wall);
+    if (mode == 2 && fence)
+        assert_int_equal(at_once, SWAP_FRAMES);
+    if (mode == 0 && fence)
+        assert_int_equal(ts->swap_rule.frames, frames_before + SWAP_FRAMES);
+    assert_true(sum <= wall + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
+    return clean;
+}
+
 static void test_timer_swap_inline(void **state)
 {
     (void)state;
-    enum { FRAMES = 30 };
     struct perfq_gl_ctx *c = perfq_gl_ctx(cur());
     int fence = perfq_gl_timer_path(cur()) == PERFQ_GL_TIMER_FENCE;
     struct perfq_gl_timer_state *ts = c->timer;
     assert_non_null(ts);
     int saved = ts->swap_wait;
     for (int mode = 2; mode >= 0; mode -= 2) {   /* inline, then the measured choice */
-        ts->swap_wait = mode;
-        uint64_t frames_before = ts->swap_rule.frames;
-        struct perfq_gl_timer *t = NULL, *ended[FRAMES];
-        gl.glFinish();
-        uint64_t start = perfq_gl_now_ns();
-        assert_int_equal(perfq_gl_timer_begin(cur(), &t), PERFQ_OK);
-        if (fence)
-            wait_helper_idle(ts);   /* the first frame's begin stamped: no earlier fence waits */
-        int at_once = 0;
-        for (int f = 0; f < FRAMES; f++) {
-            glt_draw_triangles(&T, f + 1);
-            struct perfq_gl_timer *next = NULL;
-            assert_int_equal(perfq_gl_timer_end_begin_swap(cur(), t, &next), PERFQ_OK);
-            assert_non_null(next);
-            uint64_t ns = 0;
-            perfq_status_t st = perfq_gl_timer_result(cur(), t, 0, &ns);
-            assert_true(st == PERFQ_OK || st == PERFQ_NOT_READY);
-            at_once += st == PERFQ_OK;
-            if (mode == 2 && fence)
-                assert_int_equal(ts->last_swap_inline, 1);
-            ended[f] = t;
-            t = next;
+        /* A frame's stamp taken late makes it disjoint, rightly: on a loaded machine (CI runs
+         * tests two at a time on two cores) the helper thread of the measured mode can be late
+         * for all 30 (seen once in CI). As test_timer_service, a run is made again, up to five
+         * times, until one frame is clean; every run makes every other check. */
+        int clean = 0, runs = 0;
+        while (runs < 5 && clean == 0) {
+            runs++;
+            clean = swap_frames_run(ts, mode, fence);
         }
-        assert_int_equal(perfq_gl_timer_end(cur(), t), PERFQ_OK);
-        uint64_t sum = 0, ns = 0;
-        int clean = 0;
-        for (int f = 0; f < FRAMES; f++) {
-            assert_int_equal(perfq_gl_timer_result(cur(), ended[f], 1, &ns), PERFQ_OK);
-            if (!perfq_gl_timer_disjoint(ended[f])) {
-                sum += ns;
-                clean++;
-            }
-            perfq_gl_timer_free(cur(), ended[f]);
-        }
-        assert_int_equal(perfq_gl_timer_result(cur(), t, 1, &ns), PERFQ_OK);
-        perfq_gl_timer_free(cur(), t);
-        uint64_t wall = perfq_gl_now_ns() - start;
-        printf("# %s: %d of %d frames ready at their swap, %d not disjoint, %llu of %llu ns\n",
-               mode == 2 ? "inline" : "measured", at_once, FRAMES, clean,
-               (unsigned long long)sum, (unsigned long long)wall);
-        if (mode == 2 && fence)
-            assert_int_equal(at_once, FRAMES);
-        if (mode == 0 && fence)
-            assert_int_equal(ts->swap_rule.frames, frames_before + FRAMES);
+        printf("# %s: a clean frame after %d run(s)\n", mode == 2 ? "inline" : "measured", runs);
         assert_true(clean > 0);
-        assert_true(sum <= wall + 2 * perfq_gl_timer_resolution_ns(cur()) + 1000);
     }
     ts->swap_wait = saved;
     assert_int_equal(glt_error(), GL_NO_ERROR);
