@@ -211,7 +211,9 @@ PERFQ_API perfq_status_t perfq_counter_info(const perfq_t *pq, perfq_counter_id_
 PERFQ_API perfq_status_t perfq_counter_find(const perfq_t *pq, const char *name, perfq_counter_id_t *id);
 
 /* Writes the full name of the catalog counter nearest to name (edit distance) into buf, for
- * "did you mean" messages. PERFQ_ENOTFOUND if nothing is near; PERFQ_ENOSPC if buf is small. */
+ * "did you mean" messages. PERFQ_ENOTFOUND if nothing is near; PERFQ_ENOSPC if buf is
+ * smaller than the name and its NUL (nothing written); PERFQ_EINVAL for a NULL pq, name or buf,
+ * or a size of 0 (no buffer at all, asked before the search). */
 PERFQ_API perfq_status_t perfq_counter_suggest(const perfq_t *pq, const char *name, char *buf,
                                      size_t size);
 
