@@ -280,6 +280,18 @@ static void test_stat_table_to_file(void **state)
     assert_non_null(strstr(buf, "rusage/user-time"));
     assert_null(strstr(buf, "Layers"));
     assert_null(strstr(buf, "nvml-gpu"));
+    /* --output=FILE as --events=LIST (an outside probe found it refused), and --interval,
+     * record's and serve's name for -I. */
+    char opt[64];
+    snprintf(opt, sizeof(opt), "--output=%s", path);
+    truncate(path, 0);
+    run_perfq(r, (const char *[]){"stat", "--no-layers", "--no-device", "--interval", "50", opt,
+                                  "--", "sleep", "0.12", NULL});
+    assert_int_equal(r->status, 0);
+    read_report(path, buf, sizeof(buf));
+    assert_non_null(strstr(buf, "seconds time elapsed"));
+    run_perfq(r, (const char *[]){"stat", "--output=", "--", "true", NULL});
+    assert_int_equal(r->status, 2);
 }
 
 /* The value of counter NAME in a perfq stat JSON report's "counters"; -1 when absent. */

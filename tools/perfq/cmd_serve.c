@@ -40,6 +40,7 @@ int cmd_serve(int argc, char **argv)
 #include <sys/socket.h>
 #include <time.h>
 
+#include "serve_deadline.h"
 #include "serve_metrics.h"
 
 #define MAX_PIDS 64
@@ -53,7 +54,7 @@ int cmd_serve(int argc, char **argv)
 #define MHD_FUNCTIONS(X)                                                                      \
     X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_get_daemon_info)                             \
     X(MHD_create_response_from_buffer) X(MHD_add_response_header) X(MHD_queue_response)       \
-    X(MHD_destroy_response)
+    X(MHD_destroy_response) X(MHD_get_connection_info)
 
 static struct {
 #define MHD_POINTER(name) __typeof__(name) *name;
@@ -88,10 +89,39 @@ static int load_microhttpd(void)
  * it was given as 0, and perfq says what failed itself. */
 static atomic_int mhd_listening;
 
+/* At most MHD_LOG_BURST of its lines a minute: each is about a client (a request cut short,
+ * the connection limit reached), and any client could otherwise fill perfq's log. The first
+ * line held back says so; the next minute's first line says how many were. */
+#define MHD_LOG_BURST 10
+static pthread_mutex_t mhd_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mhd_log_allowed(void)
+{
+    static time_t minute;
+    static unsigned lines, held;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&mhd_log_lock);
+    if (now.tv_sec / 60 != minute) {
+        minute = now.tv_sec / 60;
+        if (held)
+            fprintf(stderr, "perfq serve: libmicrohttpd: %u more messages held back\n", held);
+        lines = held = 0;
+    }
+    int ok = lines < MHD_LOG_BURST;
+    if (ok)
+        lines++;
+    else if (held++ == 0)
+        fprintf(stderr, "perfq serve: libmicrohttpd: more than %d messages this minute; the "
+                "rest are counted, not printed\n", MHD_LOG_BURST);
+    pthread_mutex_unlock(&mhd_log_lock);
+    return ok;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
-    if (!atomic_load(&mhd_listening))
+    if (!atomic_load(&mhd_listening) || !mhd_log_allowed())
         return;
     char line[512];
     vsnprintf(line, sizeof(line), fmt, ap);
@@ -137,18 +167,29 @@ static int parse_args(int argc, char **argv, struct serve_options *o)
             o->listen = argv[++i];
         } else if (strncmp(a, "--listen=", 9) == 0) {
             o->listen = a + 9;
-        } else if (strcmp(a, "-e") == 0 || strcmp(a, "--events") == 0) {
-            if (!v)
-                return fprintf(stderr, "perfq serve: %s needs a list of counters\n", a), -1;
-            o->events = argv[++i];
-        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--pid") == 0) {
-            long pid = v ? strtol(v, &end, 10) : 0;
-            if (!v || !*v || *end || pid <= 0 || pid > 0x3fffffff)
-                return fprintf(stderr, "perfq serve: %s needs a process id\n", a), -1;
+        } else if (strcmp(a, "-e") == 0 || strcmp(a, "--events") == 0 ||
+                   strncmp(a, "--events=", 9) == 0) {
+            /* --events=LIST as perfq stat takes it; an empty list is no list (as there). */
+            const char *list = a[1] == '-' && a[8] == '=' ? a + 9 : (i++, v);
+            if (!list || !*list)
+                return fprintf(stderr, "perfq serve: %.8s needs a list of counters\n", a), -1;
+            o->events = list;
+        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--pid") == 0 ||
+                   strncmp(a, "--pid=", 6) == 0) {
+            const char *arg = a[1] == '-' && a[5] == '=' ? a + 6 : (i++, v);
+            long pid = arg ? strtol(arg, &end, 10) : 0;
+            if (!arg || !*arg || *end || pid <= 0 || pid > 0x3fffffff)
+                return fprintf(stderr, "perfq serve: %.5s needs a process id\n", a), -1;
+            /* A process named twice is served once (each of its series twice would be
+             * duplicate samples, which Prometheus drops as errors). */
+            size_t k = 0;
+            while (k < o->n_pids && o->pids[k] != (int)pid)
+                k++;
+            if (k < o->n_pids)
+                continue;
             if (o->n_pids == MAX_PIDS)
                 return fprintf(stderr, "perfq serve: at most %d processes\n", MAX_PIDS), -1;
             o->pids[o->n_pids++] = (int)pid;
-            i++;
         } else if (strcmp(a, "-I") == 0 || strcmp(a, "--interval") == 0) {
             unsigned long ms = v ? strtoul(v, &end, 10) : 0;
             if (!v || !*v || *end || v[0] == '-' || ms < 10 || ms > 3600000)
@@ -204,6 +245,44 @@ static int parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t 
     return 0;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each connection's request deadline (serve_deadline.h): its slot is its socket context. */
+static void connection_notified(void *cls, struct MHD_Connection *conn, void **socket_context,
+                                enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci ? serve_deadline_opened(ci->connect_fd, now_ns()) : NULL;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        serve_deadline_closed(*socket_context);
+        *socket_context = NULL;
+    }
+}
+
+static void *connection_slot(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *conn, void **state,
+                              enum MHD_RequestTerminationCode code)
+{
+    (void)cls;
+    (void)state;
+    (void)code;
+    serve_deadline_answered(connection_slot(conn), now_ns());
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state)
@@ -213,6 +292,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     (void)upload_size;
     (void)state;
     struct server *srv = cls;
+    serve_deadline_request(connection_slot(conn));   /* its headers are in */
     static const char not_found[] = "perfq serve: the metrics are at /metrics\n";
     static const char not_allowed[] = "perfq serve: GET /metrics\n";
     struct MHD_Response *r;
@@ -330,6 +410,10 @@ static int setup(perfq_t *pq, const struct serve_options *o, struct target *targ
             t->series_of[k] = (*n_series)++;
         }
         st = perfq_sampler_start(t->sampler);
+        if (st != PERFQ_OK && t->pid)
+            return fprintf(stderr, "perfq serve: cannot sample process %d: %s (reading its "
+                           "/proc/%d/io or opening perf events on it was refused; -e without "
+                           "those counters)\n", t->pid, perfq_status_string(st), t->pid), -1;
         if (st != PERFQ_OK)
             return fprintf(stderr, "perfq serve: cannot start sampling: %s\n",
                            perfq_status_string(st)), -1;
@@ -424,13 +508,21 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* "[::]" is every address, IPv4 too, as the system's dual-stack default would have it:
+     * libmicrohttpd's IPv6 socket is IPv6-only unless told (the unspecified address only; a
+     * given IPv6 address has no IPv4 side). */
+    int any6 = v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&addr)->sin6_addr);
     d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-                             (v6 ? MHD_USE_IPv6 : 0),
+                             (any6 ? MHD_USE_DUAL_STACK : v6 ? MHD_USE_IPv6 : 0),
                          0, NULL, NULL, answer, &srv,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                         /* HTTP/1.1 as written: a request without Host is answered 400 */
+                         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                          MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                         MHD_OPTION_NOTIFY_CONNECTION, connection_notified, NULL,
+                         MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
                          MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "perfq serve: cannot listen on %s (in use, or not an address of this "
@@ -445,9 +537,19 @@ int cmd_serve(int argc, char **argv)
     fprintf(stderr, "perfq serve: %zu series; listening on http://%s/metrics (sampling every %u "
             "ms)\n", n_series, shown, o.interval_ms);
     fflush(stderr);
+    /* Wakes for the next sample, and at least every second for the request deadlines. */
+    const uint64_t interval = (uint64_t)o.interval_ms * 1000000u;
+    uint64_t next_sample = now_ns() + interval;
     for (;;) {
-        struct timespec wait = {(time_t)(o.interval_ms / 1000),
-                                (long)(o.interval_ms % 1000) * 1000000L};
+        uint64_t now = now_ns();
+        if (now >= next_sample) {
+            sample(&srv, targets, n_targets, series, values, n_series, &samples, &errors);
+            now = now_ns();
+            next_sample = next_sample + interval > now ? next_sample + interval : now + interval;
+        }
+        serve_deadline_reap(now);
+        uint64_t until = next_sample - now < 1000000000u ? next_sample - now : 1000000000u;
+        struct timespec wait = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
         siginfo_t si;
         int sig = sigtimedwait(&stop, &si, &wait);
         if (sig == SIGINT || sig == SIGTERM) {
@@ -458,8 +560,6 @@ int cmd_serve(int argc, char **argv)
             fprintf(stderr, "perfq serve: sigtimedwait: %s\n", strerror(errno));
             break;
         }
-        if (sig < 0 && errno == EAGAIN)
-            sample(&srv, targets, n_targets, series, values, n_series, &samples, &errors);
     }
     rc = 0;
 out:

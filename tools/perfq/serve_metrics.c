@@ -99,6 +99,20 @@ static void series_line(struct text *t, const char *family, const struct serve_s
     text_printf(t, "} %.17g\n", value);
 }
 
+/* Is series s served in this scrape? A counter the sampler marks not counted is left out, but
+ * for one: a -p process's counting counter that was never enabled nor ran (time_enabled and
+ * time_running 0: a task-bound perf event's times advance only while the task runs) counted
+ * nothing because the process has not run since perfq began counting it. Its value, 0, is
+ * what happened, and a series that appears only once a daemon wakes breaks rate() and
+ * absent() (perf stat -p prints <not counted> there). A counter multiplexed out (enabled,
+ * never running) stays out. */
+static int served(const struct serve_series *s, const perfq_value_t *v)
+{
+    if (!(v->flags & PERFQ_VALUE_NOT_COUNTED))
+        return 1;
+    return s->pid && s->counting && v->time_enabled == 0 && v->time_running == 0;
+}
+
 void serve_format(struct text *t, const struct serve_series *series, const perfq_value_t *values,
                   size_t n, uint64_t samples, uint64_t errors, double last_sample_unix_s)
 {
@@ -117,15 +131,17 @@ void serve_format(struct text *t, const struct serve_series *series, const perfq
         size_t count = 0;
         for (size_t i = 0; i < n; i++)
             count += series[i].counting == families[f].counting &&
-                     !(values[i].flags & PERFQ_VALUE_NOT_COUNTED);
+                     served(&series[i], &values[i]);
         if (!count)
             continue;
         text_printf(t, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
                     families[f].name, families[f].type);
         for (size_t i = 0; i < n; i++)
-            if (series[i].counting == families[f].counting &&
-                !(values[i].flags & PERFQ_VALUE_NOT_COUNTED))
-                series_line(t, families[f].name, &series[i], &values[i]);
+            if (series[i].counting == families[f].counting && served(&series[i], &values[i])) {
+                perfq_value_t none = {0};   /* not run yet: 0, whatever was left in v */
+                int ran = !(values[i].flags & PERFQ_VALUE_NOT_COUNTED);
+                series_line(t, families[f].name, &series[i], ran ? &values[i] : &none);
+            }
     }
     text_printf(t, "# HELP perfq_samples_total Samples perfq serve has taken from its samplers.\n"
                    "# TYPE perfq_samples_total counter\nperfq_samples_total %llu\n"

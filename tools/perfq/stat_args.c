@@ -59,7 +59,12 @@ int stat_parse_args(int argc, char **argv, struct stat_options *o)
             if (++i >= argc)
                 return fprintf(stderr, "perfq stat: %s needs a file name\n", a), -1;
             o->output = argv[i];
+        } else if (strncmp(a, "--output=", 9) == 0) {   /* as --events= */
+            if (!a[9])
+                return fprintf(stderr, "perfq stat: --output needs a file name\n"), -1;
+            o->output = a + 9;
         } else if (strcmp(a, "-I") == 0 || strcmp(a, "--interval-print") == 0 ||
+                   strcmp(a, "--interval") == 0 ||   /* record's and serve's name for it */
                    (strncmp(a, "-I", 2) == 0 && a[2])) {
             const char *v = a[2] && a[1] == 'I' ? a + 2 : ++i < argc ? argv[i] : NULL;
             char *end = NULL;
