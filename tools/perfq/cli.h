@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "perfq/perfq.h"
 
@@ -18,6 +20,14 @@
  * read the same status as without it. */
 #define CLI_EXIT_CANNOT_RUN 126
 #define CLI_EXIT_NOT_FOUND 127
+
+/* CLOCK_MONOTONIC in ns: the clock of every time perfq measures and of its waits. */
+static inline uint64_t cli_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* The exit status for CMD's exec failing with err (an errno). */
 static inline int cli_exec_failed_status(int err)

@@ -185,13 +185,6 @@ static void forward(int sig)
         kill((pid_t)child_pid, sig);
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Runs CMD and writes its trace. 0 with CMD's wait status in *status; 1 when the trace could not
  * be finished; -1 when CMD did not run (said why), *status then -1 - errno where its exec failed
  * (exit 126 or 127), left 0 otherwise. */
@@ -204,7 +197,7 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     if (select_counters(pq, o, ids, infos, &n) != 0 || layers_inject(0) != 0)
         return -1;   /* a usage error: the trace file is left as it was */
     cli_output_file_start(file);
-    uint64_t t0 = monotonic_ns();
+    uint64_t t0 = cli_monotonic_ns();
     struct trace *trace = trace_open(file->f, t0);
     struct stat_collect *collect = trace ? stat_collect_open(trace) : NULL;
     if (collect && o->per_draw)

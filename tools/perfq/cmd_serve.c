@@ -97,13 +97,12 @@ static pthread_mutex_t mhd_log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int mhd_log_allowed(void)
 {
-    static time_t minute;
+    static uint64_t minute;
     static unsigned lines, held;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t now_minute = cli_monotonic_ns() / 60000000000u;
     pthread_mutex_lock(&mhd_log_lock);
-    if (now.tv_sec / 60 != minute) {
-        minute = now.tv_sec / 60;
+    if (now_minute != minute) {
+        minute = now_minute;
         if (held)
             fprintf(stderr, "perfq serve: libmicrohttpd: %u more messages held back\n", held);
         lines = held = 0;
@@ -245,13 +244,6 @@ static int parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t 
     return 0;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Each connection's request deadline (serve_deadline.h): its slot is its socket context. */
 static void connection_notified(void *cls, struct MHD_Connection *conn, void **socket_context,
                                 enum MHD_ConnectionNotificationCode code)
@@ -260,7 +252,7 @@ static void connection_notified(void *cls, struct MHD_Connection *conn, void **s
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         const union MHD_ConnectionInfo *ci =
             mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        *socket_context = ci ? serve_deadline_opened(ci->connect_fd, now_ns()) : NULL;
+        *socket_context = ci ? serve_deadline_opened(ci->connect_fd, cli_monotonic_ns()) : NULL;
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         serve_deadline_closed(*socket_context);
         *socket_context = NULL;
@@ -280,7 +272,7 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **sta
     (void)cls;
     (void)state;
     (void)code;
-    serve_deadline_answered(connection_slot(conn), now_ns());
+    serve_deadline_answered(connection_slot(conn), cli_monotonic_ns());
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
@@ -539,12 +531,12 @@ int cmd_serve(int argc, char **argv)
     fflush(stderr);
     /* Wakes for the next sample, and at least every second for the request deadlines. */
     const uint64_t interval = (uint64_t)o.interval_ms * 1000000u;
-    uint64_t next_sample = now_ns() + interval;
+    uint64_t next_sample = cli_monotonic_ns() + interval;
     for (;;) {
-        uint64_t now = now_ns();
+        uint64_t now = cli_monotonic_ns();
         if (now >= next_sample) {
             sample(&srv, targets, n_targets, series, values, n_series, &samples, &errors);
-            now = now_ns();
+            now = cli_monotonic_ns();
             next_sample = next_sample + interval > now ? next_sample + interval : now + interval;
         }
         serve_deadline_reap(now);

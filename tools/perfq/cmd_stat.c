@@ -90,13 +90,6 @@ static void forward(int sig)
         kill((pid_t)child_pid, sig);
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int cli_counts_other_process(perfq_t *pq, perfq_counter_id_t id)
 {
     perfq_target_t t = {.kind = PERFQ_TARGET_PID, .pid = getpid()};
@@ -595,7 +588,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     uint64_t t0 = 0;
     if (at_once) {
         pthread_sigmask(SIG_BLOCK, &held, &old_mask);
-        t0 = monotonic_ns();
+        t0 = cli_monotonic_ns();
         int e = cli_spawn_now(o->cmd, &old_mask, &pid);
         if (e) {
             pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
@@ -670,7 +663,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     if (at_once) {
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);   /* held signals arrive now */
     } else {
-        t0 = monotonic_ns();
+        t0 = cli_monotonic_ns();
         released = write(go, &byte, 1) == 1;
     }
     /* perfq's threads start while CMD execs, no longer before it (the layers' records wait in
@@ -708,7 +701,7 @@ static int run_and_measure(perfq_t *pq, const struct stat_options *o, struct sta
     do
         wrc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
     while (wrc < 0 && errno == EINTR);
-    r->elapsed_ns = monotonic_ns() - t0;
+    r->elapsed_ns = cli_monotonic_ns() - t0;
     stat_device_stop(device, 1);   /* read at CMD's exit, before the rest of the ending */
     if (*collect)
         stat_collect_finish(*collect);

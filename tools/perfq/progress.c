@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 struct progress {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -18,17 +20,10 @@ struct progress {
     struct stat_collect *c;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void show(const struct progress *p)
 {
     char line[160];
-    double elapsed = (double)(now_ns() - p->t0) / 1e9;
+    double elapsed = (double)(cli_monotonic_ns() - p->t0) / 1e9;
     int n;
     if (p->c) {
         uint64_t frames, commands;

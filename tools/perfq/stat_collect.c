@@ -380,19 +380,12 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
     }
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Reads what the ring holds now, at most one lap (writers that keep writing cannot hold the
  * thread). Returns the records read. */
 static uint64_t drain_ring(struct stat_collect *c, int final)
 {
     struct perfq_stat_record r;
-    uint64_t n = 0, now = monotonic_ns();
+    uint64_t n = 0, now = cli_monotonic_ns();
     while (n < c->ring.n && perfq_stat_ring_read(&c->ring, &r, now, final)) {
         n++;
         if (r.magic != PERFQ_STAT_RECORD_MAGIC) {
@@ -417,7 +410,7 @@ static void *drain(void *arg)
         uint64_t n = drain_ring(c, 0);
         if (c->trace) {
             /* A timeline lets its old events out to the file now and then. */
-            uint64_t now = monotonic_ns();
+            uint64_t now = cli_monotonic_ns();
             if (now - last_tick >= 100000000u) {
                 timeline_tick(c->timeline, now);
                 trace_tick(c->trace, now);
@@ -452,7 +445,6 @@ static void *drain(void *arg)
 
 /* The ring's size: PERFQ_STAT_RING_SLOTS (a power of two; tests make a small ring overflow)
  * or the default (perfq stat's, or perfq record's). */
-
 static uint64_t ring_slots(int timeline)
 {
     unsigned def = timeline ? RECORD_RING_SLOTS : PERFQ_STAT_RING_SLOTS;

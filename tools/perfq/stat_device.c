@@ -74,13 +74,6 @@ struct stat_device {
     uint64_t begin_ns;
 };
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int stopped(struct stat_device *d)
 {
     pthread_mutex_lock(&d->lock);
@@ -129,7 +122,7 @@ static int wait_for_start(struct stat_device *d)
     for (;;) {
         if (d->stop)
             break;
-        uint64_t now = monotonic_ns(), until = d->t0 + d->delay_ns;
+        uint64_t now = cli_monotonic_ns(), until = d->t0 + d->delay_ns;
         uint64_t give_up = until + STAT_DEVICE_FIRST_WAIT_MS * 1000000ull;
         uint64_t frames = 0, commands = 0;
         if (d->collect)
@@ -221,7 +214,7 @@ static void *device_main(void *arg)
     if (tried && perfq_measurement_create(d->pq, d->ids, d->n_measured, NULL, &m) == PERFQ_OK &&
         perfq_measurement_begin(m) != PERFQ_OK)
         perfq_measurement_destroy(&m);
-    uint64_t t = monotonic_ns();
+    uint64_t t = cli_monotonic_ns();
     pthread_mutex_lock(&d->lock);
     d->failed = tried && !m;
     if (m && !d->stop) {
@@ -303,7 +296,7 @@ struct stat_device *stat_device_start(perfq_t *pq, int explicit_, struct stat_co
     d->collect = collect;
     /* --device asks for them: from CMD's start, unless the delay is set. */
     d->delay_ns = explicit_ && !getenv("PERFQ_STAT_DEVICE_DELAY_MS") ? 0 : env_delay_ns();
-    d->t0 = monotonic_ns();
+    d->t0 = cli_monotonic_ns();
     pthread_mutex_init(&d->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

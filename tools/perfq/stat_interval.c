@@ -38,13 +38,6 @@ void stat_interval_set_sink(struct stat_interval *iv, stat_interval_sink_fn fn, 
     iv->sink_arg = arg;
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 perfq_status_t stat_interval_open(perfq_t *pq, const perfq_counter_id_t *ids,
                                   const perfq_counter_info_t *infos, size_t n,
                                   const perfq_target_t *target, struct stat_interval **out)
@@ -195,11 +188,11 @@ perfq_status_t stat_interval_run(struct stat_interval *iv, pid_t pid, unsigned i
     iv->t0 = t0;
     perfq_status_t st = PERFQ_OK;
     while (st == PERFQ_OK && !child_exited(pid)) {
-        uint64_t now = monotonic_ns();
+        uint64_t now = cli_monotonic_ns();
         if (now >= next) {
             st = one_interval(iv, out, json, next - t0);
             /* A late wake-up (a stopped perfq) skips the interval ends already past. */
-            while (next <= monotonic_ns())
+            while (next <= cli_monotonic_ns())
                 next += step;
             continue;
         }
@@ -217,7 +210,7 @@ perfq_status_t stat_interval_run(struct stat_interval *iv, pid_t pid, unsigned i
     /* The last, partial interval: up to the command's exit (it is a zombie: /proc still
      * answers for it). */
     if (st == PERFQ_OK)
-        st = one_interval(iv, out, json, monotonic_ns() - t0);
+        st = one_interval(iv, out, json, cli_monotonic_ns() - t0);
     perfq_status_t stop = perfq_sampler_stop(iv->sampler);
     return st != PERFQ_OK ? st : stop;
 }

@@ -48,13 +48,6 @@ struct trace {
     size_t n_notes;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint16_t intern(struct trace *t, const char *name)
 {
     uint32_t h = 2166136261u;
@@ -202,7 +195,7 @@ struct trace *trace_open(FILE *f, uint64_t t0_ns)
     t->f = f;
     t->t0 = t0_ns;
     t->first = 1;
-    t->last_flush = now_ns();
+    t->last_flush = cli_monotonic_ns();
     t->names[OTHER_NAME] = "(other)";
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     fflush(f);
