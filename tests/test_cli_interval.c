@@ -2,7 +2,8 @@
  * with --burn MS [CPU_MS]: it computes for MS ms of wall time, and on until it has used CPU_MS
  * of CPU time): about twenty intervals of 100 ms, each
  * interval's values are what was counted in it, and they add up exactly to the total, in the
- * JSON output (one record per interval) and in the human table. Bad -I values exit 2. */
+ * JSON output (one record per interval, then the total, each on one line: JSON Lines) and in
+ * the human table. Bad -I values exit 2. */
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,6 +161,10 @@ static int json_intervals_run(void)
     }
     print_message("%d intervals, last at %.3f s; sums %.0f ns, %.0f, %.0f\n", intervals,
                   intervals ? times[intervals - 1] : 0.0, sums[0], sums[1], sums[2]);
+    /* The total is one line too, the last: the whole output is JSON Lines. */
+    char *end = strchr(p, '\n');
+    assert_non_null(end);
+    assert_string_equal(end, "\n");
     json_object *total = json_tokener_parse(p);
     assert_non_null(total);
     json_object *v, *counters;

@@ -441,10 +441,13 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
     if (device_said(r))
         fprintf(out, ", \"device_start\": \"%s\"", device_cause_json[r->device_cause]);
     fprintf(out, ", \"counters\": [");
+    /* With -I the intervals are one object a line, and so is the total: the whole output is
+     * JSON Lines. Without -I, a counter a line for the eye (still one JSON document). */
+    const char *first = o->interval_ms ? "" : "\n  ", *next = o->interval_ms ? ", " : ",\n  ";
     double seconds = (double)r->elapsed_ns / 1e9;
     for (size_t i = 0; i < n; i++) {
         const perfq_counter_info_t *ci = &rows[i].info;
-        fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+        fprintf(out, "%s{\"name\": ", i ? next : first);
         json_string(out, ci->full_name);
         fprintf(out, ", \"unit\": \"%s\", \"available\": %s", perfq_unit_name(ci->unit),
                 rows[i].measured >= 0 ? "true" : "false");
@@ -471,7 +474,7 @@ static void print_json(FILE *out, const struct stat_options *o, const struct sta
                 v->flags & PERFQ_VALUE_SCALED ? "true" : "false",
                 v->flags & PERFQ_VALUE_NOT_COUNTED ? "false" : "true");
     }
-    fprintf(out, "\n]");
+    fprintf(out, "%s]", o->interval_ms ? "" : "\n");
     if (collect) {
         fprintf(out, ", ");
         stat_collect_print_json(collect, out);

@@ -56,6 +56,7 @@ static const char usage[] =
     "                                does; the last interval ends when CMD exits; the\n"
     "                                final table is the sum of the intervals. With --json:\n"
     "                                one JSON object per line per interval, then the total\n"
+    "                                on one line too (JSON Lines)\n"
     "      --json                    print JSON instead of the table (bytes of CMD that are\n"
     "                                not UTF-8 become U+FFFD); exit_status is 128+N and\n"
     "                                signal N where signal N killed CMD, as perfq's exit\n"
