@@ -1,11 +1,17 @@
 /* The progress line: see progress.h. Written with write(2) from its own thread, so it never
- * waits on stdio's lock of stderr; the report is printed only after progress_stop. */
+ * waits on stdio's lock of stderr; the report is printed only after progress_stop. On a
+ * terminal that gives its size the line has the bottom row to itself, CMD's output scrolling
+ * above it (a scrolling region, as apt's progress bar has), so that neither overwrites or
+ * runs into the other. */
 #include "progress.h"
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,23 +24,58 @@ struct progress {
     int stop;
     uint64_t t0;
     struct stat_collect *c;
+    int rows;   /* the terminal's rows, where the line has the bottom one; 0: in place */
 };
 
-static void show(const struct progress *p)
+/* The terminal's size; 0 where it does not say (a pseudo-terminal nobody sized). */
+static int terminal_rows(int *cols)
 {
-    char line[160];
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) != 0)
+        return *cols = 0;
+    *cols = ws.ws_col;
+    return ws.ws_row;
+}
+
+/* One write(2) of the formatted text (cut at 255 bytes), which the terminal does not
+ * interleave with CMD's own writes. */
+__attribute__((format(printf, 1, 2))) static void put(const char *fmt, ...)
+{
+    char seq[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(seq, sizeof(seq), fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(seq) - 1)
+        n = (int)sizeof(seq) - 1;
+    if (n > 0 && write(STDERR_FILENO, seq, (size_t)n) < 0)
+        return;   /* a terminal that went away: nothing to tell it */
+}
+
+static void show(struct progress *p)
+{
+    char text[120];
     double elapsed = (double)(cli_monotonic_ns() - p->t0) / 1e9;
-    int n;
     if (p->c) {
         uint64_t frames, commands;
         stat_collect_progress(p->c, &frames, &commands);
-        n = snprintf(line, sizeof(line), "\rperfq: %.1f s, %" PRIu64 " frames, %" PRIu64
-                     " OpenCL commands\033[K", elapsed, frames, commands);
+        snprintf(text, sizeof(text), "perfq: %.1f s, %" PRIu64 " frames, %" PRIu64
+                 " OpenCL commands", elapsed, frames, commands);
     } else {
-        n = snprintf(line, sizeof(line), "\rperfq: %.1f s\033[K", elapsed);
+        snprintf(text, sizeof(text), "perfq: %.1f s", elapsed);
     }
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
-        return;   /* a terminal that went away: nothing to tell it */
+    if (!p->rows) {
+        put("\r%s\033[K", text);
+        return;
+    }
+    /* A resized terminal: the bottom row is another one (terminals reset the scrolling region
+     * when resized). The line is cut short of the last column, which would wrap and scroll. */
+    int cols, rows = terminal_rows(&cols);
+    if (rows >= PROGRESS_MIN_ROWS && rows != p->rows) {
+        put("\0337\033[1;%dr\0338", rows - 1);
+        p->rows = rows;
+    }
+    put("\0337\033[%d;1H%.*s\033[K\0338", p->rows, cols > 1 ? cols - 1 : 0, text);
 }
 
 static void *run(void *arg)
@@ -57,13 +98,22 @@ static void *run(void *arg)
 
 struct progress *progress_start(struct stat_collect *c, uint64_t t0_ns)
 {
-    if (!isatty(STDERR_FILENO))
+    const char *term = getenv("TERM");
+    if (!isatty(STDERR_FILENO) || (term && strcmp(term, "dumb") == 0))
         return NULL;
     struct progress *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
     p->t0 = t0_ns;
     p->c = c;
+    int cols, rows = terminal_rows(&cols);
+    if (rows >= PROGRESS_MIN_ROWS && cols >= PROGRESS_MIN_COLS) {
+        /* Rows 1 to rows - 1 scroll, the bottom row is the line's. A new line first, so that
+         * a cursor on the bottom row has one above it to go back to (DECSTBM homes the
+         * cursor: it is saved and restored around it). */
+        p->rows = rows;
+        put("\n\0337\033[1;%dr\0338\033[1A", rows - 1);
+    }
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -91,9 +141,10 @@ void progress_stop(struct progress **pp)
     pthread_mutex_unlock(&p->lock);
     pthread_join(p->thread, NULL);
     show(p);
-    static const char erase[] = "\r\033[K";
-    if (write(STDERR_FILENO, erase, sizeof(erase) - 1) < 0)
-        (void)0;
+    if (p->rows)   /* the bottom row emptied and given back; the cursor where CMD left it */
+        put("\0337\033[%d;1H\033[K\033[r\0338", p->rows);
+    else
+        put("\r\033[K");
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
     free(p);
