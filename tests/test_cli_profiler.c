@@ -512,6 +512,29 @@ static void gl_display_list_per_draw(void **state)
     free(report);
 }
 
+/* Draws GL refuses (threads_frames_app.c's `refused`: each frame's 3 draws and one with the
+ * mode 0x7777, INVALID_ENUM, which the program reads itself: exactly that error, once) under
+ * --per-draw: the refused draws drew nothing, so they are neither counted nor timed (until
+ * 2026-11-29 they were, with GPU time and 0 vertices), and the program's error is its own. */
+static void gl_refused_draws_not_counted(void **state)
+{
+    (void)state;
+    enum { THREADS = 2, FRAMES = 10, DRAWS = 3 };
+    char *report;
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", threads_path, "2", "10",
+                                        "3", "refused", NULL}, &report);
+    assert_int_equal(rc, 0);   /* the program's own check of its error passed */
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_threads_frames(j, THREADS, FRAMES, DRAWS);
+    assert_int_equal(get_int(j, "draws.count"), THREADS * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.with_gpu_time"), THREADS * FRAMES * DRAWS);
+    assert_int_equal(get_int(j, "draws.per_frame.max"), DRAWS);
+    assert_int_equal(get_int(j, "draws.vertices.min"), 6);
+    json_object_put(j);
+    free(report);
+}
+
 /* A program that draws and never swaps (threads_frames_app.c's `none`: 1 thread, 5 rounds of
  * 2 draws and a glFinish) under --per-draw: its 10 draws counted, no frame, and its process
  * among those whose records arrived (it read 0 when only frames and OpenCL commands noted
@@ -1354,6 +1377,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_threads_frames_draws),
         cmocka_unit_test(gl_display_list_per_draw),
         cmocka_unit_test(gl_draws_without_frames),
+        cmocka_unit_test(gl_refused_draws_not_counted),
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),

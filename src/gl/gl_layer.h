@@ -117,6 +117,13 @@ GLuint perfq_gl_bound(struct perfq_gl_context *ctx, GLenum binding);
 void perfq_gl_error_guard_begin(struct perfq_gl_context *ctx);
 GLenum perfq_gl_error_guard_end(struct perfq_gl_context *ctx);
 
+/* Around a call of the program's whose fate a front end must know (a draw under --per-draw):
+ * begin, just before the real call, keeps the driver's pending error for the program (as a guard
+ * does); end, as the first GL call after it, reads the call's own error, keeps it for the
+ * program and returns it (GL_NO_ERROR: the call was accepted). */
+void perfq_gl_program_call_begin(struct perfq_gl_context *ctx);
+GLenum perfq_gl_program_call_end(struct perfq_gl_context *ctx);
+
 /* ---- EGL errors ----------------------------------------------------------------------------- */
 
 /* For a front end's EGL entry points (EGL 1.5 section 3.1: every EGL call sets the thread's

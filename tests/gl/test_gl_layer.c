@@ -275,6 +275,41 @@ static void test_program_errors_while_split(void **state)
     gl.glDeleteQueries(2, p);
 }
 
+/* One error flag, as the driver's: the program's error taken from the driver before the layer's
+ * own calls (a guard: a swap, a make-current, a --per-draw draw) is returned first, and the
+ * program's next error, which the driver's cleared flag recorded and a single flag drops, is
+ * never returned (until 2026-11-29 it was: one error became two). */
+static void test_program_error_held_across_layer_calls(void **state)
+{
+    (void)state;
+    assert_int_equal(glt_error(), GL_NO_ERROR);
+    gl.glEnable(0xDEAD);                           /* the program's INVALID_ENUM */
+    perfq_gl_error_guard_begin(cur());             /* the layer's calls: it is taken */
+    assert_int_equal(perfq_gl_error_guard_end(cur()), GL_NO_ERROR);
+    gl.glViewport(0, 0, -1, -1);                   /* INVALID_VALUE: dropped, as bare */
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    /* A failed bind dropped so is not cached as bound: the layer's bindings are asked again. */
+    gl.glEnable(0xDEAD);
+    perfq_gl_error_guard_begin(cur());
+    perfq_gl_error_guard_end(cur());
+    GLuint b = 0;
+    gl.glGenBuffers(1, &b);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, b);
+    gl.glBindBuffer(0x1234, 0);                    /* INVALID_ENUM, dropped */
+    assert_int_equal(gl.glGetError(), GL_INVALID_ENUM);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+    GLint bound = 0;
+    gl.glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &bound);
+    assert_int_equal((GLuint)bound, b);
+    gl.glBindBuffer(GL_ARRAY_BUFFER, 0);
+    gl.glDeleteBuffers(1, &b);
+    /* With nothing held, the driver's error is the program's, once. */
+    gl.glViewport(0, 0, -1, -1);
+    assert_int_equal(gl.glGetError(), GL_INVALID_VALUE);
+    assert_int_equal(gl.glGetError(), GL_NO_ERROR);
+}
+
 /* Deleting the program's active split query ends it (as Mesa does for an active query), and
  * QueryCounter on a split name gives it a new, native result. */
 static void test_program_delete_and_counter_on_split(void **state)
@@ -1480,6 +1515,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_primitives_generated, setup_each),
         cmocka_unit_test_setup(test_pipeline_statistics, setup_each),
         cmocka_unit_test_setup(test_program_errors_while_split, setup_each),
+        cmocka_unit_test_setup(test_program_error_held_across_layer_calls, setup_each),
         cmocka_unit_test_setup(test_program_delete_and_counter_on_split, setup_each),
         cmocka_unit_test_setup(test_layer_names_not_the_programs, setup_each),
         cmocka_unit_test_setup(test_conditional_render_on_split, setup_each),

@@ -13,10 +13,12 @@
  * replays it with glCallList inside the program's own GL_PRIMITIVES_GENERATED query, which must
  * read 2 * DRAWS (1 otherwise: the layer's calls at a draw must not be compiled into the list).
  * `none`: the frames' draws are made and never swapped (glFinish instead): no frame, draws only.
+ * `refused`: each frame also makes one draw GL refuses (glDrawArrays with the mode 0x7777:
+ * INVALID_ENUM, nothing drawn), then reads glGetError: exactly INVALID_ENUM, then GL_NO_ERROR.
  * Exit 0; 1 on a GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or
  * (`damage`) a driver without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none]]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none|refused]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ static struct {
     int frames, draws;
     int list;                                             /* SWAP `list` */
     int no_swap;                                          /* SWAP `none` */
+    int refused;                                          /* SWAP `refused` */
     PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
     PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
@@ -126,6 +129,15 @@ static void *render(void *p)
                 for (int d = 0; d < app.draws; d++)
                     draw_arrays(GL_TRIANGLES, 0, 6);
             }
+            if (app.refused) {
+                draw_arrays(0x7777, 0, 6);
+                GLenum first = get_error(), second = get_error();
+                if (first != GL_INVALID_ENUM || second != GL_NO_ERROR) {
+                    fprintf(stderr, "frame %d: a refused draw gave 0x%x then 0x%x\n", f, first,
+                            second);
+                    w->failed = "the refused draw's error";
+                }
+            }
             if (app.no_swap) {
                 t_voidfn finish = (t_voidfn)eglGetProcAddress("glFinish");
                 if (finish)
@@ -155,10 +167,11 @@ int main(int argc, char **argv)
     int damage = strcmp(swaps, "damage") == 0;
     app.list = strcmp(swaps, "list") == 0;
     app.no_swap = strcmp(swaps, "none") == 0;
+    app.refused = strcmp(swaps, "refused") == 0;
     if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
-        (!damage && !app.list && !app.no_swap && strcmp(swaps, "swap") != 0)) {
+        (!damage && !app.list && !app.no_swap && !app.refused && strcmp(swaps, "swap") != 0)) {
         fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS "
-                "[swap|damage|list|none]]]]\n");
+                "[swap|damage|list|none|refused]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);

@@ -6,7 +6,9 @@
  * Further errors, if they occur, do not affect this recorded code. When GetError is called, the
  * code is returned and the flag is cleared". The layer keeps one pending code per context: the
  * first error not yet returned, either its own or one it took from the driver (by calling the
- * real glGetError) before making calls of its own.
+ * real glGetError) before making calls of its own. With one held, the driver's flag (clear when
+ * it was taken) may record a later error of the program's, which a single flag would have
+ * dropped: the wrapped glGetError drops it as it returns the held one.
  */
 #include "gl/contexts/layer_internal.h"
 
@@ -89,6 +91,16 @@ GLenum perfq_gl_call_checked_end(struct perfq_gl_ctx *c)
     return e;
 }
 
+void perfq_gl_program_call_begin(struct perfq_gl_context *pub)
+{
+    perfq_gl_call_checked_begin(perfq_gl_ctx(pub));
+}
+
+GLenum perfq_gl_program_call_end(struct perfq_gl_context *pub)
+{
+    return perfq_gl_call_checked_end(perfq_gl_ctx(pub));
+}
+
 /* perfq_gl_call_repeatable_end (layer_internal.h, inline): one read instead of two, for a call
  * that the layer may run a second time with the same effect (docs/nv-query-resource.md, "The
  * error check"). The call has run; the driver's flag now holds either nothing (the call was
@@ -121,6 +133,11 @@ PERFQ_GL_EXPORT GLenum glGetError(void)
     if (c && c->pending_error != GL_NO_ERROR) {
         GLenum e = c->pending_error;
         c->pending_error = GL_NO_ERROR;
+        /* One flag, as the driver has: an error the driver recorded after the one held here
+         * (the driver's flag was clear when it was taken) is one a single flag would have
+         * dropped, so it is dropped now, with the held one returned. */
+        if (gl->glGetError && gl->glGetError() != GL_NO_ERROR)
+            perfq_gl_bindings_forget(c);    /* the dropped error may be a bind's */
         return e;
     }
     GLenum e = gl->glGetError ? gl->glGetError() : GL_NO_ERROR;

@@ -6,7 +6,7 @@
  * and the draw wrappers pay one test of a global, as before.
  *
  * Around each glDraw* the program makes (draw_begin: just before the real call; draw: just
- * after it):
+ * after it; a draw GL refuses with an error is neither counted nor timed):
  *  - a trustworthy GPU timer (the layer's timer service: the driver's TIME_ELAPSED queries where
  *    they are trustworthy, else two fences per draw stamped with CLOCK_MONOTONIC by the helper
  *    thread: on the fence path, Mesa llvmpipe, that is the honest cost of a GPU time per draw);
@@ -194,6 +194,7 @@ static void draw_begin(struct perfq_gl_context *ctx, void *data, const char *fun
     /* The timer last, closest to the draw. */
     if (perfq_gl_timer_begin(ctx, &s->cur.timer) != PERFQ_OK)
         s->cur.timer = NULL;
+    perfq_gl_program_call_begin(ctx);   /* what the draw raises is then its own (draw_end) */
 }
 
 static void draw_end(struct perfq_gl_context *ctx, void *data, const char *function)
@@ -203,6 +204,9 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
     if (!s || !s->in_draw)
         return;
     s->in_draw = 0;
+    /* A draw GL refused (it raised an error: "the command generating the error is ignored")
+     * drew nothing: neither counted nor timed. Its error stays the program's. */
+    int refused = perfq_gl_program_call_end(ctx) != GL_NO_ERROR;
     /* The queries end first, the timer last (begun the other way round): its result tells
      * theirs are in (drain_one). */
     if (s->cur.vertices)
@@ -211,6 +215,10 @@ static void draw_end(struct perfq_gl_context *ctx, void *data, const char *funct
         perfq_gl_vquery_end(ctx, s->cur.primitives);
     if (s->cur.timer)
         perfq_gl_timer_end(ctx, s->cur.timer);
+    if (refused) {
+        draw_free(ctx, &s->cur);
+        return;
+    }
     if (s->timeline && s->cur.timer && !perfq_gl_timer_has_span(ctx) &&
         perfq_gl_timer_stamp(ctx, &s->cur.stamp) != PERFQ_OK)
         s->cur.stamp = NULL;
