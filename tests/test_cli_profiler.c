@@ -31,6 +31,7 @@ static const char *perfq_path, *gl_path, *cl_path, *memory_path;
 static const char *glx_frames_path;   /* "" where the GLX test programs are not built */
 static const char *threads_path;      /* tests/gl/threads_frames_app.c */
 static const char *gles_path;         /* tests/gl/gles_frames_app.c */
+static const char *cl_late_path;      /* tests/cl/cl_late_wait.c */
 static char self_path[4096];
 
 /* Runs argv (fork, exec) and waits for it: 0 when it exited 0, 1 otherwise. */
@@ -1205,6 +1206,32 @@ static void cl_commands_json(void **state)
     free(report);
 }
 
+/* A program that calls exit(0) while 4 threads go on enqueueing OpenCL commands without waiting
+ * (cl_late_wait.c's `exitbusy`: 10 000 000 rounds of 2 commands each at most, exit after
+ * 300 ms) ends then under perfq stat, as it does bare: the layer's exit handler reads what was
+ * pending for at most 500 ms, and the commands enqueued meanwhile are sent without time. Until
+ * 2026-11-29 the handler read a list the threads kept growing, and the process ended only when
+ * their work was done (an outside probe's program ran 60 s and more instead of 1.5 s). */
+static void cl_exit_while_threads_enqueue(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", cl_late_path, "exitbusy", "10000000",
+                                        "300", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    int64_t commands = get_int(j, "opencl.commands"), counted = get_int(j, "opencl.counted");
+    print_message("exitbusy: %lld commands read, %lld counted, %lld dropped\n",
+                  (long long)commands, (long long)counted,
+                  (long long)get_int(j, "channel.dropped"));
+    assert_true(commands > 0);
+    assert_true(counted < 4 * 2 * 10000000LL);   /* the threads' work was not waited for */
+    assert_true(commands + get_int(j, "opencl.unreported") <= counted);
+    json_object_put(j);
+    free(report);
+}
+
 /* The 14 fields of a CSV row (no quoted field in these programs' rows), cut in place. */
 static void csv_fields(char *l, char *f[14])
 {
@@ -1350,9 +1377,9 @@ int main(int argc, char **argv)
         return spawn_closing_fds(argv[2], 1);
     if (argc == 3 && strncmp(argv[1], "--cleaned-env-", 14) == 0)
         return spawn_cleaned_env(argv[1] + 14, argv[2]);
-    if (argc < 8) {
+    if (argc < 9) {
         fprintf(stderr, "usage: %s PERFQ EXAMPLE_GL EXAMPLE_CL GL_MEMORY_APP GLX_FRAMES_APP|'' "
-                "GL_THREADS_APP GL_GLES_FRAMES_APP\n", argv[0]);
+                "GL_THREADS_APP GL_GLES_FRAMES_APP CL_LATE_APP\n", argv[0]);
         return 2;
     }
     perfq_path = argv[1];
@@ -1362,6 +1389,7 @@ int main(int argc, char **argv)
     glx_frames_path = argv[5];
     threads_path = argv[6];
     gles_path = argv[7];
+    cl_late_path = argv[8];
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
     if (n <= 0)
         return 1;
@@ -1388,6 +1416,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(killed_mid_run_report),
         cmocka_unit_test(cl_child_with_cleaned_env),
         cmocka_unit_test(cl_commands_json),
+        cmocka_unit_test(cl_exit_while_threads_enqueue),
         cmocka_unit_test(cl_child_that_may_not_open_perfqs_fds),
         cmocka_unit_test(csv_parses),
         cmocka_unit_test(gl_memory_tags_csv_table),

@@ -91,6 +91,10 @@ static size_t pending_n, pending_cap;
 static size_t next_scan = SCAN_STEP;
 static size_t taken_n;     /* taken out of the list by a harvest, not yet read or put back */
 static pid_t exit_owner;   /* the process whose exit reads what is left; 0 before the first */
+/* Set by read_at_exit: the process is ending. A command another thread enqueues from then on is
+ * sent at once without its time, never added to the list the exit reads (threads that enqueue
+ * until the process is gone kept that list growing, and the exit never ended). Atomic. */
+static int exiting;
 /* The commands this process counted (each is sent once read, or counted as dropped), sent to the
  * CLI every PERFQ_STAT_CL_COUNT_STEP and at exit (PERFQ_STAT_CL_COUNTED): a process that ends
  * by _exit or a signal with commands unread has them reported as such, not silently missing.
@@ -108,7 +112,9 @@ static void send_counted(int final)
     r.a = __atomic_load_n(&counted_n, __ATOMIC_RELAXED);
     r.b = __atomic_load_n(&given_up_n, __ATOMIC_RELAXED);
     r.flags = final ? PERFQ_STAT_FINAL : 0;
-    perfq_stat_channel_send(&r);
+    /* The final count is what tells the CLI how many there were: it waits for room (up to
+     * 200 ms at exit) where the others are dropped, as any record, when the ring is full. */
+    perfq_stat_channel_send_waiting(&r, final ? 200 : 0);
 }
 
 static void count_command(void)
@@ -137,6 +143,7 @@ static void after_fork(void)
     next_scan = SCAN_STEP;
     exit_owner = 0;
     counted_n = given_up_n = 0;
+    exiting = 0;
 }
 
 /* Reads the times of a completed command into its record (END - START; in timeline mode also
@@ -237,16 +244,20 @@ static size_t harvest(void)
 
 /* At exit (an atexit handler, registered when the first command is sent: after the driver set
  * up its own exit handlers, so it runs before they tear the driver down), the commands still
- * pending: read as they complete for up to 500 ms (a program may exit without waiting for its
- * last commands), then what is left is counted as dropped (never silently lost). Not in a
- * forked child: its copy of the list is its parent's to read. */
+ * pending: read as they complete for up to READ_AT_EXIT_NS (a program may exit without waiting
+ * for its last commands), then what is left is counted as dropped (never silently lost).
+ * Commands other threads enqueue meanwhile are sent without time (exiting). Not in a forked
+ * child: its copy of the list is its parent's to read. */
+#define READ_AT_EXIT_NS 500000000ull
 static void read_at_exit(void)
 {
     /* Read without the lock: a child forked while another thread held it must not wait. */
     if (__atomic_load_n(&exit_owner, __ATOMIC_ACQUIRE) != getpid())
         return;
+    __atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
+    uint64_t until = perfq_stat_now_ns() + READ_AT_EXIT_NS;
     size_t left = harvest();
-    for (int i = 0; i < 500 && left; i++) {
+    while (left && perfq_stat_now_ns() < until) {
         nanosleep(&(struct timespec){0, 1000000}, NULL);
         left = harvest();
     }
@@ -359,6 +370,12 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
     if (internal)
         *event = NULL;   /* the program passed no event: it gets none */
     int scan = 0;
+    if (__atomic_load_n(&exiting, __ATOMIC_ACQUIRE)) {
+        perfq_stat_channel_send(&p.r);   /* the process is ending: counted, without time */
+        if (internal)
+            perfq_cl_next.clReleaseEvent(p.event);
+        return;
+    }
     if (!internal && perfq_cl_next.clRetainEvent(p.event) != CL_SUCCESS) {
         perfq_stat_channel_send(&p.r);   /* counted, without time */
     } else if (add_pending(&p, &scan) != 0) {

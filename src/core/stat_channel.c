@@ -202,14 +202,24 @@ static int ring_put(const struct perfq_stat_record *r)
 
 void perfq_stat_channel_send(struct perfq_stat_record *r)
 {
+    perfq_stat_channel_send_waiting(r, 0);
+}
+
+void perfq_stat_channel_send_waiting(struct perfq_stat_record *r, unsigned max_ms)
+{
     if (!perfq_stat_channel_active())
         return;
     r->magic = PERFQ_STAT_RECORD_MAGIC;
     r->pid = __atomic_load_n(&pid_cache, __ATOMIC_RELAXED);
     if (!r->tid)
         r->tid = perfq_stat_tid();
-    if (slots && ring_put(r))
-        return;
+    for (unsigned waited = 0; slots; waited++) {
+        if (ring_put(r))
+            return;
+        if (waited == max_ms)
+            break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);   /* the drain reads every few ms */
+    }
     __atomic_add_fetch(&page->dropped, 1, __ATOMIC_RELAXED);
 }
 

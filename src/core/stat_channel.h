@@ -238,6 +238,10 @@ uint32_t perfq_stat_tid(void);
 /* Writes one record to the ring (magic and pid are filled in; tid when it is 0). No system call:
  * pid and tid are cached (pid refreshed in a fork's child). Never blocks; a drop is counted. */
 void perfq_stat_channel_send(struct perfq_stat_record *r);
+/* The same, for the one record a process must not lose (the OpenCL layer's final count at
+ * exit): a full ring is tried again every millisecond for up to max_ms before the drop is
+ * counted. Blocks the caller that long at most; never call it on a hot path. */
+void perfq_stat_channel_send_waiting(struct perfq_stat_record *r, unsigned max_ms);
 /* Counts n records that will never be sent (results still pending at exit). */
 void perfq_stat_channel_count_drops(uint64_t n);
 

@@ -21,6 +21,10 @@
  *       as late, and N kernels ("set", each a 4 KiB buffer of its own to one value) on the
  *       second queue, out of order where the device has it: they run at once (PoCL's worker
  *       threads), and perfq record must place them on tracks where they nest or are disjoint.
+ *   perfq-test-cl-late exitbusy N SLEEP_MS
+ *       4 threads, each with its own in-order queue, enqueue up to N rounds of a write and "inc"
+ *       each, never waiting; after SLEEP_MS ms the main thread calls exit(0) while they go on
+ *       (a common way to shut down). The process must end then, not when their work is done.
  *   perfq-test-cl-late child N SLEEP_MS
  *       a forked child enqueues N writes waiting on a user event it never sets and kills itself
  *       (SIGKILL: the commands' records never come); the parent reaps it and sleeps SLEEP_MS ms
@@ -135,10 +139,12 @@ int main(int argc, char **argv)
     int threads = argc == 4 && strcmp(argv[1], "threads") == 0;
     int child = argc == 4 && strcmp(argv[1], "child") == 0;
     int ooo = argc == 4 && strcmp(argv[1], "ooo") == 0;
+    int exitbusy = argc == 4 && strcmp(argv[1], "exitbusy") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight && !threads && !child && !ooo) || n < 1 || n > 100000 || ms < 0) {
-        fprintf(stderr,
-                "usage: perfq-test-cl-late late|inflight|threads|child|ooo N SLEEP_MS\n");
+    if ((!late && !inflight && !threads && !child && !ooo && !exitbusy) || n < 1 ||
+        n > (exitbusy ? 10000000 : 100000) || ms < 0) {
+        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads|child|ooo|exitbusy N "
+                "SLEEP_MS\n");
         return 2;
     }
     if (child) {
@@ -207,6 +213,25 @@ int main(int argc, char **argv)
     if (inflight)
         err |= clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, NULL, 0, NULL, NULL);
     struct thread_work work[THREADS];
+    if (exitbusy) {
+        pthread_t tid;
+        for (int k = 0; k < THREADS; k++) {
+            cl_int qerr, kerr, berr;
+            cl_command_queue k_q = clCreateCommandQueue(ctx, device, 0, &qerr);
+            cl_kernel k_inc = clCreateKernel(prog, "inc", &kerr);
+            cl_mem k_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &berr);
+            work[k] = (struct thread_work){k_q, k_inc, k_buf, src, n, qerr | kerr | berr};
+            if (work[k].err == CL_SUCCESS)
+                work[k].err = clSetKernelArg(k_inc, 0, sizeof(k_buf), &k_buf);
+            if (failed(work[k].err, "a thread's queue, kernel or buffer") ||
+                pthread_create(&tid, NULL, enqueue_rounds, &work[k]) != 0)
+                return 1;
+        }
+        sleep_ms(ms);
+        printf("perfq-test-cl-late: exitbusy: exit(0) with 4 threads enqueueing\n");
+        fflush(stdout);
+        exit(0);
+    }
     if (threads) {
         pthread_t tids[THREADS];
         for (int k = 0; k < THREADS; k++) {
