@@ -513,6 +513,25 @@ static void gl_display_list_per_draw(void **state)
     free(report);
 }
 
+/* Contexts made one after another, each after the previous one was destroyed
+ * (threads_frames_app.c's `sequential`: 6 threads in turn, 10 frames each), often at the same
+ * address: 6 contexts counted, each frame of each (until 2026-11-29 the layer named a context by
+ * its handle, and an outside probe's 100 such contexts were "300 frames in 3 contexts"). */
+static void gl_contexts_one_after_another(void **state)
+{
+    (void)state;
+    char *report;
+    int rc = run_perfq((const char *[]){"--per-draw", "--json", "--", threads_path, "6", "10",
+                                        "2", "sequential", NULL}, &report);
+    assert_int_equal(rc, 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_threads_frames(j, 6, 10, 2);
+    assert_int_equal(get_int(j, "draws.count"), 6 * 10 * 2);
+    json_object_put(j);
+    free(report);
+}
+
 /* Draws GL refuses (threads_frames_app.c's `refused`: each frame's 3 draws and one with the
  * mode 0x7777, INVALID_ENUM, which the program reads itself: exactly that error, once) under
  * --per-draw: the refused draws drew nothing, so they are neither counted nor timed (until
@@ -1406,6 +1425,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_display_list_per_draw),
         cmocka_unit_test(gl_draws_without_frames),
         cmocka_unit_test(gl_refused_draws_not_counted),
+        cmocka_unit_test(gl_contexts_one_after_another),
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),

@@ -91,7 +91,7 @@ def test_gl():
     check(len(app) == 1, "gl: CMD's process is named once: %s" % procs)
     check(len(dev) == 1, "gl: one GL device process: %s" % procs)
     ctx = [k for k, n in threads.items() if dev and k[0] == dev[0] and
-           n.startswith("GL context 0x")]
+           n.startswith("GL context ")]
     check(len(ctx) == 1, "gl: one context track on the device: %s" % threads)
     x = [e for e in t["traceEvents"] if e["ph"] == "X"]
     cpu = [e for e in x if e["cat"] == "gl" and e["name"] == "frame"]
@@ -287,7 +287,7 @@ def test_gl_per_draw():
               "%s: otherData %s" % (what, od))
         procs, threads = names(t, "process"), names(t, "thread")
         dev = [pid for (pid, _), n in procs.items() if n.startswith("GL device: ")]
-        tracks = [k for k, n in threads.items() if n.startswith("GL context 0x") and
+        tracks = [k for k, n in threads.items() if n.startswith("GL context ") and
                   n.split(" (pid")[0].endswith(" draws")]
         check(len(dev) == 1 and len(tracks) == 1 and tracks[0][0] == dev[0],
               "%s: one draws track on the GL device: %s" % (what, threads))
@@ -393,7 +393,7 @@ def test_gl_threads():
     check(all(k in thread_names for k in cpu), "threads: every thread track named: %s"
           % thread_names)
     check(len(gpu) == threads and all(n == frames for n in gpu.values()) and
-          all(thread_names.get(k, "").startswith("GL context 0x") for k in gpu),
+          all(thread_names.get(k, "").startswith("GL context ") for k in gpu),
           "threads: %d GPU frames on each of %d context tracks: %s" % (frames, threads, gpu))
 
 

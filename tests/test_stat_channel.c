@@ -904,7 +904,7 @@ static void cli_record_many_contexts(void **state)
         if (strcmp(p, "M") == 0 && strcmp(nm, "thread_name") == 0) {
             assert_true(json_object_object_get_ex(ev, "args", &args));
             assert_true(json_object_object_get_ex(args, "name", &v));
-            if (sscanf(json_object_get_string(v), "GL context 0x%lx", &handle) == 1 &&
+            if (sscanf(json_object_get_string(v), "GL context %lu", &handle) == 1 &&
                 handle - 0x1000u < N)
                 named[handle - 0x1000u]++;
         } else if (strcmp(p, "X") == 0 && strcmp(nm, "frame") == 0 &&
@@ -916,7 +916,7 @@ static void cli_record_many_contexts(void **state)
             assert_true(t >= 1 && t <= N);
             gpu_frames[t - 1]++;
         } else if (strcmp(p, "C") == 0 &&
-                   sscanf(nm, "vertices per frame, context 0x%lx", &handle) == 1) {
+                   sscanf(nm, "vertices per frame, context %lu", &handle) == 1) {
             assert_true(handle - 0x1000u < N);
             assert_true(json_object_object_get_ex(ev, "args", &args));
             assert_true(json_object_object_get_ex(args, "value", &v));

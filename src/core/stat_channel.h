@@ -50,7 +50,9 @@
 #define PERFQ_STAT_RECORD_MAGIC 0x70667173u   /* "pfqs" */
 
 enum perfq_stat_record_kind {
-    /* A frame ended (eglSwapBuffers / glXSwapBuffers): a = context handle, b = frame index in
+    /* A frame ended (eglSwapBuffers / glXSwapBuffers): a = context (the GL layer numbers its
+     * process's contexts from 1, perfq_gl_context.serial: a destroyed context's handle is often
+     * the next one's, so handles do not tell contexts apart), b = frame index in
      * that context (0-based), c = CPU frame time in ns (since the previous swap, or since the
      * context's first make-current for frame 0). */
     PERFQ_STAT_FRAME = 1,
@@ -62,7 +64,7 @@ enum perfq_stat_record_kind {
      * (flag GPU_TIME), d = bytes moved (flag BYTES); name = kernel name for kernels. */
     PERFQ_STAT_CL_COMMAND = 3,
     /* Timeline mode only (`perfq record`, PERFQ_STAT_PAGE_TIMELINE), sent once per object:
-     * a GL context: a = handle, b = timer path (perfq_gl_timer_path_t), c = the GPU clock's
+     * a GL context: a = context (as in FRAME), b = timer path (perfq_gl_timer_path_t), c = the GPU clock's
      * correlation error in ns (fence path: the stamp resolution), t0 = when its frame 0 began
      * (CLOCK_MONOTONIC ns), name = GL_RENDERER. */
     PERFQ_STAT_GL_CONTEXT = 4,

@@ -68,6 +68,10 @@ struct perfq_gl_context {
     const struct perfq_gl_dispatch *gl;
     perfq_gl_window_system_t window_system;
     void *handle;               /* the EGLContext or GLXContext */
+    /* This process's contexts numbered from 1 in the order the layer first saw them: what
+     * perfq stat and perfq record tell contexts apart by (a destroyed context's handle is often
+     * the next one's). */
+    uint64_t serial;
     void *display;              /* the EGLDisplay or X Display* */
     perfq_gl_api_t api;
     int major, minor;           /* from GL_VERSION */

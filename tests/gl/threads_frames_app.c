@@ -13,12 +13,14 @@
  * replays it with glCallList inside the program's own GL_PRIMITIVES_GENERATED query, which must
  * read 2 * DRAWS (1 otherwise: the layer's calls at a draw must not be compiled into the list).
  * `none`: the frames' draws are made and never swapped (glFinish instead): no frame, draws only.
+ * `sequential`: the threads run one after another (each started when the previous one ended),
+ * so each context is made after the previous one was destroyed, often at its address.
  * `refused`: each frame also makes one draw GL refuses (glDrawArrays with the mode 0x7777:
  * INVALID_ENUM, nothing drawn), then reads glGetError: exactly INVALID_ENUM, then GL_NO_ERROR.
  * Exit 0; 1 on a GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or
  * (`damage`) a driver without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none|refused]]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none|refused|sequential]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ static struct {
     int list;                                             /* SWAP `list` */
     int no_swap;                                          /* SWAP `none` */
     int refused;                                          /* SWAP `refused` */
+    int sequential;                                       /* SWAP `sequential` */
     PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
     PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
@@ -168,10 +171,12 @@ int main(int argc, char **argv)
     app.list = strcmp(swaps, "list") == 0;
     app.no_swap = strcmp(swaps, "none") == 0;
     app.refused = strcmp(swaps, "refused") == 0;
+    app.sequential = strcmp(swaps, "sequential") == 0;
     if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
-        (!damage && !app.list && !app.no_swap && !app.refused && strcmp(swaps, "swap") != 0)) {
+        (!damage && !app.list && !app.no_swap && !app.refused && !app.sequential &&
+         strcmp(swaps, "swap") != 0)) {
         fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS "
-                "[swap|damage|list|none|refused]]]]\n");
+                "[swap|damage|list|none|refused|sequential]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);
@@ -198,13 +203,15 @@ int main(int argc, char **argv)
         }
     }
     struct worker workers[64] = {{0}};
-    if (pthread_barrier_init(&app.start, NULL, (unsigned)threads) != 0)
+    if (pthread_barrier_init(&app.start, NULL, app.sequential ? 1u : (unsigned)threads) != 0)
         return 1;
     int started = 0;
     for (; started < threads; started++) {
         workers[started].index = started;
         if (pthread_create(&workers[started].thread, NULL, render, &workers[started]) != 0)
             break;
+        if (app.sequential)
+            pthread_join(workers[started].thread, NULL);
     }
     if (started < threads) {
         /* The barrier would never open for the others: nothing to do but leave. */
@@ -213,7 +220,8 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     for (int i = 0; i < threads; i++) {
-        pthread_join(workers[i].thread, NULL);
+        if (!app.sequential)
+            pthread_join(workers[i].thread, NULL);
         if (workers[i].failed) {
             fprintf(stderr, "FAIL: thread %d: %s\n", i, workers[i].failed);
             rc = 1;

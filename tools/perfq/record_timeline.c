@@ -317,8 +317,11 @@ static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t ha
     if (live_add(tl, tl->tracks.n - 1) != 0)
         g->gone = 2;
     char label[128];
-    snprintf(label, sizeof(label), "%s 0x%" PRIx64 " (pid %" PRIu32 ")",
-             is_cl ? "OpenCL queue" : "GL context", handle, pid);
+    if (is_cl)
+        snprintf(label, sizeof(label), "OpenCL queue 0x%" PRIx64 " (pid %" PRIu32 ")", handle,
+                 pid);
+    else   /* the GL layer's number for the context in its process (stat_channel.h) */
+        snprintf(label, sizeof(label), "GL context %" PRIu64 " (pid %" PRIu32 ")", handle, pid);
     trace_thread_name(tl->trace, DEVICE_PID + g->device, g->tid, label, (int)g->tid);
     return g;
 }
@@ -595,7 +598,7 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         if (g->span_valid && g->span_frame == r->b) {
             /* A statistics span's vertices per frame (its total / its frames), at the GPU end
              * of its last frame; the span's frames as a series beside it. */
-            snprintf(buf, sizeof(buf), "vertices per frame, context 0x%" PRIx64, r->a);
+            snprintf(buf, sizeof(buf), "vertices per frame, context %" PRIu64, r->a);
             struct trace_arg args[1] = {{"frames", g->span_frames}};
             trace_counter_args(tl->trace, DEVICE_PID + g->device, r->g1, buf,
                                (double)g->span_vertices / (double)g->span_frames, args, 1);
@@ -627,7 +630,7 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         uint32_t tid = g->tid + DRAWS_TID_OFFSET;
         if (!g->draws_named) {
             char label[128];
-            snprintf(label, sizeof(label), "GL context 0x%" PRIx64 " draws (pid %" PRIu32 ")",
+            snprintf(label, sizeof(label), "GL context %" PRIu64 " draws (pid %" PRIu32 ")",
                      g->key.handle, g->key.pid);
             trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
             g->draws_named = 1;

@@ -23,6 +23,7 @@ struct perfq_gl_context_services perfq_gl_context_services;
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct perfq_gl_ctx *contexts;
 static uint64_t n_contexts;
+static uint64_t context_serials;   /* the last perfq_gl_context.serial given (context_lock) */
 
 struct perfq_gl_context *perfq_gl_current_context(void)
 {
@@ -52,6 +53,7 @@ struct perfq_gl_ctx *perfq_gl_context_lookup(void *handle, int create,
             memset(c, 0, sizeof *c);
             c->pub.gl = perfq_gl_dispatch();
             c->pub.handle = handle;
+            c->pub.serial = ++context_serials;
             c->pub.display = display;
             c->pub.window_system = ws;
             c->group = perfq_gl_share_group_new();

@@ -52,7 +52,7 @@ struct draw_ctx {
     unsigned head, count;
     struct draw cur;            /* between draw_begin and draw */
     int in_draw;
-    uint64_t handle, frame, draws_in_frame;
+    uint64_t context, frame, draws_in_frame;   /* context: perfq_gl_context.serial */
     int count_vertices, count_primitives;
     int timeline;
     uint64_t draws;             /* every draw so far (the next correlation) */
@@ -87,7 +87,7 @@ static void send_draw(const struct draw_ctx *s, const struct draw *d, uint16_t f
     }
     r.kind = PERFQ_STAT_DRAW;
     r.flags = flags;
-    r.a = s->handle;
+    r.a = s->context;
     r.b = d->frame;
     r.c = ns;
     r.d = vertices;
@@ -166,7 +166,7 @@ static void *created(const struct perfq_gl_scope_object *at)
     struct draw_ctx *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;   /* this context's draws are then not measured; the program goes on */
-    s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
+    s->context = at->ctx->serial;   /* a handle may be reused */
     s->count_vertices = perfq_gl_vquery_target_supported(at->ctx, GL_VERTICES_SUBMITTED_ARB);
     s->count_primitives = perfq_gl_vquery_target_supported(at->ctx, GL_PRIMITIVES_SUBMITTED_ARB);
     s->timeline = perfq_stat_channel_timeline();
@@ -248,7 +248,7 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_FRAME_DRAWS;
-    r.a = s->handle;
+    r.a = s->context;
     r.b = s->frame;
     r.c = s->draws_in_frame;
     perfq_stat_channel_send(&r);

@@ -102,7 +102,7 @@ struct stat_ctx {
     uint64_t frame;                       /* its index */
     uint64_t start_ns;                    /* CPU time it started */
     unsigned stat_mask;                   /* bit i: the driver runs stat_targets[i] */
-    uint64_t handle;
+    uint64_t context;                     /* perfq_gl_context.serial: records name it */
     /* timeline mode */
     int timeline;
     struct perfq_stat_clock clock;
@@ -186,7 +186,7 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_FRAME_GPU;
-    r.a = s->handle;
+    r.a = s->context;
     r.b = p->index;
     if (ts == PERFQ_OK && !perfq_gl_timer_disjoint(p->timer)) {
         r.flags |= PERFQ_STAT_HAS_GPU_TIME;
@@ -208,7 +208,7 @@ static int drain_one(struct perfq_gl_context *ctx, struct stat_ctx *s, int wait)
     if (pipe.mask) {
         struct perfq_stat_record pr;
         pipe.kind = PERFQ_STAT_FRAME_PIPELINE;
-        pipe.context = s->handle;
+        pipe.context = s->context;
         pipe.frame = p->index;
         pipe.frames = p->span_frames;
         memcpy(&pr, &pipe, sizeof(pr));
@@ -228,7 +228,7 @@ static void *created(const struct perfq_gl_scope_object *at)
     struct stat_ctx *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;   /* this context is then not measured; the program goes on */
-    s->handle = (uint64_t)(uintptr_t)at->ctx->handle;
+    s->context = at->ctx->serial;   /* a handle may be reused */
     for (int i = 0; i < NSTATS && perfq_stat_channel_pipeline_stats(); i++)
         if (perfq_gl_vquery_target_supported(at->ctx, stat_targets[i]))
             s->stat_mask |= 1u << i;
@@ -241,7 +241,7 @@ static void *created(const struct perfq_gl_scope_object *at)
         struct perfq_stat_record r;
         memset(&r, 0, sizeof(r));
         r.kind = PERFQ_STAT_GL_CONTEXT;
-        r.a = s->handle;
+        r.a = s->context;
         r.b = (uint64_t)s->clock.path;
         r.c = perfq_stat_clock_error(&s->clock);
         r.t0 = s->start_ns;
@@ -263,7 +263,7 @@ static void swap(struct perfq_gl_context *ctx, void *data)
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_FRAME;
-    r.a = s->handle;
+    r.a = s->context;
     r.b = s->frame;
     r.c = now - s->start_ns;
     r.t0 = s->start_ns;
