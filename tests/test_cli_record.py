@@ -59,6 +59,14 @@ def check_monotonic(trace, what):
         last[key] = e["ts"]
     check(trace["otherData"].get("events_out_of_order") == 0,
           "%s: events out of order: %s" % (what, trace["otherData"]))
+    # Every GPU interval moved on its track (frames, draws, OpenCL commands) says by how much:
+    # as many events with moved_ns as otherData counts (OpenCL's had none before 2026-11-29).
+    moved = [e for e in trace["traceEvents"]
+             if e["ph"] == "X" and "moved_ns" in e.get("args", {})]
+    check(len(moved) == trace["otherData"].get("gpu_intervals_moved", 0) and
+          all(e["args"]["moved_ns"] > 0 for e in moved),
+          "%s: %d events with moved_ns, otherData says %s moved"
+          % (what, len(moved), trace["otherData"].get("gpu_intervals_moved")))
 
 
 def names(trace, kind):

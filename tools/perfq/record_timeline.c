@@ -465,17 +465,18 @@ static const char *command_label(const struct perfq_stat_record *r, char *buf, s
 }
 
 /* Where a command's GPU interval goes on its queue's tracks: the track id, with begin (and
- * end) moved where it could not be placed as measured. An in-order queue's commands are placed
- * on its track as its GL contexts' frames are (the clock's correlation may make two touch). */
+ * end) moved where it could not be placed as measured, by *moved ns (0: as measured). An
+ * in-order queue's commands are placed on its track as its GL contexts' frames are (the
+ * clock's correlation may make two touch). */
 static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *begin,
-                         uint64_t *end)
+                         uint64_t *end, uint64_t *moved)
 {
     if (!g->out_of_order) {
-        fit_on_track(tl, &g->cl_end, begin, end);
+        *moved = fit_on_track(tl, &g->cl_end, begin, end);
         return g->tid;
     }
     if (!g->lanes && !(g->lanes = calloc(1, sizeof(*g->lanes)))) {
-        fit_on_track(tl, &g->cl_end, begin, end);
+        *moved = fit_on_track(tl, &g->cl_end, begin, end);
         return g->tid;
     }
     struct cl_lanes *l = g->lanes;
@@ -490,7 +491,7 @@ static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *beg
     }
     if (first_free >= 0)
         k = first_free;
-    fit_on_track(tl, &l->end[k], begin, end);
+    *moved = fit_on_track(tl, &l->end[k], begin, end);
     uint32_t tid = g->tid + (uint32_t)(k ? (k + 1) * STAT_KEYS_MAX : 0);
     if (k && !l->named[k]) {
         char label[140];
@@ -524,13 +525,17 @@ static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
     }
     int64_t off = g->lo + (g->hi - g->lo) / 2;
     uint64_t begin = (uint64_t)((int64_t)r->g1 - off), end = begin + r->c;
-    uint32_t tid = cl_place(tl, g, &begin, &end);
+    uint64_t moved;
+    uint32_t tid = cl_place(tl, g, &begin, &end, &moved);
     char buf[32];
-    struct trace_arg args[3] = {{"clock_error_ns", (uint64_t)((g->hi - g->lo) / 2)},
+    /* moved_ns where it was moved, as the frames and draws have it (counted in
+     * gpu_intervals_moved; until 2026-11-29 the commands' move was not said). */
+    struct trace_arg args[4] = {{"clock_error_ns", (uint64_t)((g->hi - g->lo) / 2)},
                                 {"bytes", r->flags & PERFQ_STAT_HAS_BYTES ? r->d : 0},
-                                {"command_type", r->a}};
+                                {"command_type", r->a},
+                                {"moved_ns", moved}};
     trace_complete(tl->trace, DEVICE_PID + g->device, tid, begin, end, "opencl",
-                   command_label(r, buf, sizeof(buf)), args, 3);
+                   command_label(r, buf, sizeof(buf)), args, moved ? 4 : 3);
     tl->gpu_intervals++;
 }
 
