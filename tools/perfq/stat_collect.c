@@ -82,6 +82,7 @@ struct cl_process {
 struct context_entry {
     struct stat_key key;
     uint64_t span_next;         /* the frame its next statistics span begins with */
+    uint64_t numbered;          /* its highest frame index seen, + 1 (frames_rendered) */
 };
 
 struct stat_collect {
@@ -178,6 +179,25 @@ static struct context_entry *note_context(struct stat_collect *c, uint32_t pid, 
 {
     note_pid(c, pid);
     return stat_keys_note(&c->contexts, pid, handle, 0, NULL);
+}
+
+/* A context's frame `index` (0-based, FRAME and FRAME_GPU records' b) was rendered. */
+static void note_frame(struct stat_collect *c, uint32_t pid, uint64_t context, uint64_t index)
+{
+    struct context_entry *e = note_context(c, pid, context);
+    if (e && index + 1 > e->numbered)
+        e->numbered = index + 1;
+}
+
+/* The frames rendered: each context numbers its frames from 0, so where the channel dropped
+ * frame records (a full ring) its highest number seen tells how many it rendered, at least;
+ * never fewer than the FRAME records read. */
+static uint64_t frames_rendered(const struct stat_collect *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->contexts.n; i++)
+        n += ((const struct context_entry *)stat_keys_at(&c->contexts, i))->numbered;
+    return n > c->frames ? n : c->frames;
 }
 
 /* Keys some record brought that could not be kept (past STAT_KEYS_MAX, or out of memory): the
@@ -278,9 +298,10 @@ static void take(struct stat_collect *c, const struct perfq_stat_record *r)
         c->frames++;
         __atomic_store_n(&c->progress_frames, c->frames, __ATOMIC_RELAXED);
         series_add(&c->cpu_ns, r->c);
-        note_context(c, r->pid, r->a);
+        note_frame(c, r->pid, r->a, r->b);
         break;
     case PERFQ_STAT_FRAME_GPU:
+        note_frame(c, r->pid, r->a, r->b);
         if (r->flags & PERFQ_STAT_HAS_GPU_TIME) {
             c->frames_gpu++;
             series_add(&c->gpu_ns, r->c);
@@ -662,9 +683,13 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
      * records arrived: a process may load a layer and send nothing (clinfo: no command). */
     fprintf(out, " Layers (%" PRIu64 " loaded, records from %s%zu process%s):\n", attached(c),
             at_least(&c->pids), c->pids.n, c->pids.n == 1 ? "" : "es");
-    if (c->frames) {
+    uint64_t frames = frames_rendered(c);
+    if (frames) {
         fprintf(out, "   %" PRIu64 " frames in %s%zu contexts; %" PRIu64 " with GPU time\n",
-                c->frames, at_least(&c->contexts), c->contexts.n, c->frames_gpu);
+                frames, at_least(&c->contexts), c->contexts.n, c->frames_gpu);
+        if (frames > c->frames)
+            fprintf(out, "   (%" PRIu64 " frames' records dropped: counted from the frames' "
+                    "numbers; the per-frame figures are of the others)\n", frames - c->frames);
         table_series(out, "CPU frame time", &c->cpu_ns, 1e6, "ms");
         if (c->frames_gpu)
             table_series(out, "GPU time per frame", &c->gpu_ns, 1e6, "ms");
@@ -785,8 +810,9 @@ static void json_groups(FILE *out, struct group *g, size_t n)
 
 void stat_collect_print_json(struct stat_collect *c, FILE *out)
 {
-    fprintf(out, "\"frames\": {\"count\": %" PRIu64 ", \"contexts\": %zu, \"with_gpu_time\": %"
-            PRIu64 ", ", c->frames, c->contexts.n, c->frames_gpu);
+    fprintf(out, "\"frames\": {\"count\": %" PRIu64 ", \"received\": %" PRIu64
+            ", \"contexts\": %zu, \"with_gpu_time\": %" PRIu64 ", ", frames_rendered(c), c->frames,
+            c->contexts.n, c->frames_gpu);
     json_series(out, "cpu_frame_ns", &c->cpu_ns);
     fprintf(out, ", ");
     json_series(out, "gpu_frame_ns", &c->gpu_ns);
