@@ -532,6 +532,42 @@ static void gl_contexts_one_after_another(void **state)
     free(report);
 }
 
+/* A GL program CMD starts in the background and leaves running (sh: `APP & echo $! >FILE; sleep
+ * 1`): perfq stat ends with CMD, and the report says that a process which sent records still
+ * ran (channel.outliving 1), rather than leaving its missing later frames unexplained (an
+ * outside probe's double-forked daemon rendered 400 frames, the report had 227 and said
+ * nothing). */
+static void outliving_process_said(void **state)
+{
+    (void)state;
+    char pidfile[] = "/tmp/perfq-outliving-XXXXXX", script[512];
+    int fd = mkstemp(pidfile);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(script, sizeof script, "'%s' 1 1000000 1 >/dev/null 2>&1 & echo $! > '%s'; sleep 1",
+             threads_path, pidfile);
+    char *report;
+    int rc = run_perfq((const char *[]){"--json", "--", "/bin/sh", "-c", script, NULL}, &report);
+    long app = 0;
+    FILE *f = fopen(pidfile, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &app) != 1)
+            app = 0;
+        fclose(f);
+    }
+    unlink(pidfile);
+    if (app > 0)
+        kill((pid_t)app, SIGKILL);
+    assert_int_equal(rc, 0);
+    assert_true(app > 0);
+    json_object *j = json_tokener_parse(report);
+    assert_non_null(j);
+    assert_true(get_int(j, "frames.count") > 0);
+    assert_int_equal(get_int(j, "channel.outliving"), 1);
+    json_object_put(j);
+    free(report);
+}
+
 /* Draws GL refuses (threads_frames_app.c's `refused`: each frame's 3 draws and one with the
  * mode 0x7777, INVALID_ENUM, which the program reads itself: exactly that error, once) under
  * --per-draw: the refused draws drew nothing, so they are neither counted nor timed (until
@@ -1426,6 +1462,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gl_draws_without_frames),
         cmocka_unit_test(gl_refused_draws_not_counted),
         cmocka_unit_test(gl_contexts_one_after_another),
+        cmocka_unit_test(outliving_process_said),
         cmocka_unit_test(gl_damage_swaps_frames),
         cmocka_unit_test(gles_frames),
         cmocka_unit_test(children_followed_and_status),

@@ -91,6 +91,9 @@ struct stat_collect {
     int socket_fd;
     char socket_path[108];
     uint64_t handed_over;         /* memfds handed over on it */
+    /* processes whose records came that still ran when CMD exited (stat_collect_finish): what
+     * they send later is not in the report */
+    uint64_t outliving;
     struct perfq_stat_ring ring;
     struct perfq_stat_page *page;   /* ring.page */
     pthread_t thread;
@@ -555,6 +558,24 @@ int stat_collect_start(struct stat_collect *c)
     return 0;
 }
 
+/* 1 while a process runs: there, and neither a zombie nor dead (CMD itself is a zombie when
+ * the report is made: perfq waits for it with WNOWAIT). */
+static int process_runs(uint32_t pid)
+{
+    char path[32], buf[512];
+    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');   /* the name may hold anything, ')' too */
+    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
 void stat_collect_finish(struct stat_collect *c)
 {
     if (!c->running)
@@ -564,6 +585,10 @@ void stat_collect_finish(struct stat_collect *c)
         close(c->stop[1]);   /* poll then sees the pipe's end: the thread stops either way */
     pthread_join(c->thread, NULL);
     c->running = 0;
+    for (size_t i = 0; i < c->pids.n; i++) {
+        const struct stat_key *k = stat_keys_at(&c->pids, i);
+        c->outliving += (uint64_t)process_runs(k->pid);
+    }
 }
 
 void stat_collect_close(struct stat_collect **pc)
@@ -780,6 +805,10 @@ void stat_collect_print_table(struct stat_collect *c, FILE *out)
         fprintf(out, "   %" PRIu64 " records of contexts, processes, share groups or tags past "
                 "the %u kept of each (counts above are lower bounds)\n", untracked(c),
                 STAT_KEYS_MAX);
+    if (c->outliving)
+        fprintf(out, "   %" PRIu64 " process%s that sent records still ran when CMD exited: "
+                "what %s later is not in this report\n", c->outliving,
+                c->outliving == 1 ? "" : "es", c->outliving == 1 ? "it sends" : "they send");
     fprintf(out, "\n");
 }
 
@@ -868,8 +897,8 @@ void stat_collect_print_json(struct stat_collect *c, FILE *out)
     json_groups(out, c->types, c->n_types);
     fprintf(out, "}, \"channel\": {\"attached\": %" PRIu64 ", \"processes\": %zu, \"dropped\": %"
             PRIu64 ", \"malformed\": %" PRIu64 ", \"untracked\": %" PRIu64
-            ", \"handed_over\": %" PRIu64 "}", attached(c), c->pids.n, dropped(c), malformed(c),
-            untracked(c), c->handed_over);
+            ", \"handed_over\": %" PRIu64 ", \"outliving\": %" PRIu64 "}", attached(c),
+            c->pids.n, dropped(c), malformed(c), untracked(c), c->handed_over, c->outliving);
 }
 
 /* A field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a
@@ -949,4 +978,5 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", dropped(c));
     fprintf(out, "channel,processes,%zu,,,,,,,," STAT_CSV_NO_MEMORY "\n", c->pids.n);
     fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", untracked(c));
+    fprintf(out, "channel,outliving,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", c->outliving);
 }
