@@ -174,6 +174,30 @@ static int spawn_two(const char *gl)
     return 3;
 }
 
+/* --background APP PIDFILE: starts `APP 1 1000000 1` (gl-threads-app: a million frames) and
+ * leaves it running: its pid to PIDFILE, then 1 s of sleep, then exit 0 (the app, orphaned,
+ * goes on). This binary rather than sh: a sanitizer build's layer loads only into its own. */
+static int background(const char *app, const char *pidfile)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execl(app, app, "1", "1000000", "1", (char *)NULL);
+        _exit(127);
+    }
+    FILE *f = fopen(pidfile, "w");
+    if (!f || fprintf(f, "%ld\n", (long)pid) < 0 || fclose(f) != 0)
+        return 1;
+    sleep(1);
+    return 0;
+}
+
 /* --maps GL: a process that never calls GL, under perfq stat. On x86-64 perfq preloads the GL
  * layer's stub (libperfq-gl-lazy.so), which loads the layer at a process's first GL call only:
  * here the stub is mapped, the layer and the engine (libperfq.so) are not. Then it runs `GL 10`
@@ -532,22 +556,21 @@ static void gl_contexts_one_after_another(void **state)
     free(report);
 }
 
-/* A GL program CMD starts in the background and leaves running (sh: `APP & echo $! >FILE; sleep
- * 1`): perfq stat ends with CMD, and the report says that a process which sent records still
+/* A GL program CMD starts in the background and leaves running (--background: as a shell's `APP
+ * & echo $! >FILE; sleep 1`): perfq stat ends with CMD, and the report says that a process which sent records still
  * ran (channel.outliving 1), rather than leaving its missing later frames unexplained (an
  * outside probe's double-forked daemon rendered 400 frames, the report had 227 and said
  * nothing). */
 static void outliving_process_said(void **state)
 {
     (void)state;
-    char pidfile[] = "/tmp/perfq-outliving-XXXXXX", script[512];
+    char pidfile[] = "/tmp/perfq-outliving-XXXXXX";
     int fd = mkstemp(pidfile);
     assert_true(fd >= 0);
     close(fd);
-    snprintf(script, sizeof script, "'%s' 1 1000000 1 >/dev/null 2>&1 & echo $! > '%s'; sleep 1",
-             threads_path, pidfile);
     char *report;
-    int rc = run_perfq((const char *[]){"--json", "--", "/bin/sh", "-c", script, NULL}, &report);
+    int rc = run_perfq((const char *[]){"--json", "--", self_path, "--background", threads_path,
+                                        pidfile, NULL}, &report);
     long app = 0;
     FILE *f = fopen(pidfile, "r");
     if (f) {
@@ -1424,6 +1447,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--spawn") == 0)
         return spawn_two(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "--background") == 0)
+        return background(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "--maps") == 0)
         return maps_then_gl(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--closing-fds") == 0)

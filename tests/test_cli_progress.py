@@ -107,7 +107,8 @@ os.unlink(trace)
 screen = pyte.Screen(80, 24)
 stream = pyte.Stream(screen)
 CMD_LINES = 40
-rc, out = on_terminal(["stat", "-o", rep, "--", "sh", "-c",
+# --no-layers: sh is not this build's (a sanitizer build's layer cannot load into it).
+rc, out = on_terminal(["stat", "--no-layers", "-o", rep, "--", "sh", "-c",
                        "i=1; while [ $i -le %d ]; do echo line $i; i=$((i+1)); sleep 0.03; "
                        "done" % CMD_LINES],
                       size=(24, 80), stdout="tty", screen=(stream, screen))
