@@ -15,12 +15,15 @@
  * `none`: the frames' draws are made and never swapped (glFinish instead): no frame, draws only.
  * `sequential`: the threads run one after another (each started when the previous one ended),
  * so each context is made after the previous one was destroyed, often at its address.
+ * `alternate`: each thread has a second pbuffer and context, and makes them current in turn
+ * with its first, a frame on each (as glxheads does with a window per context): FRAMES frames
+ * on each, one thread swapping two contexts.
  * `refused`: each frame also makes one draw GL refuses (glDrawArrays with the mode 0x7777:
  * INVALID_ENUM, nothing drawn), then reads glGetError: exactly INVALID_ENUM, then GL_NO_ERROR.
  * Exit 0; 1 on a GL/EGL failure; 77 with no EGL display, no desktop GL pbuffer config, or
  * (`damage`) a driver without the two damage swaps.
  *
- *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none|refused|sequential]]]]
+ *   gl-threads-app [THREADS [FRAMES [DRAWS [swap|damage|list|none|refused|sequential|alternate]]]]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@ static struct {
     int no_swap;                                          /* SWAP `none` */
     int refused;                                          /* SWAP `refused` */
     int sequential;                                       /* SWAP `sequential` */
+    int alternate;                                        /* SWAP `alternate` */
     PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC swap_damage_khr;   /* SWAP `damage`, else NULL */
     PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_damage_ext;
     pthread_barrier_t start;
@@ -100,6 +104,12 @@ static void *render(void *p)
     if (!w->failed && app.list && (!gen_lists || !new_list || !end_list || !call_list ||
                                    !gen_queries || !begin_query || !end_query || !query_result))
         w->failed = "a display list or query entry point";
+    EGLSurface surf2 = EGL_NO_SURFACE;
+    EGLContext ctx2 = EGL_NO_CONTEXT;
+    if (app.alternate && !w->failed &&
+        ((surf2 = eglCreatePbufferSurface(app.dpy, app.config, sattrs)) == EGL_NO_SURFACE ||
+         (ctx2 = eglCreateContext(app.dpy, app.config, EGL_NO_CONTEXT, NULL)) == EGL_NO_CONTEXT))
+        w->failed = "a second pbuffer or context";
     /* Every thread reaches the barrier, failed or not, so that none waits for ever. */
     pthread_barrier_wait(&app.start);
     if (!w->failed) {
@@ -115,7 +125,20 @@ static void *render(void *p)
                 draw_arrays(GL_TRIANGLES, 0, 6);
             end_list();
         }
-        for (int f = 0; f < app.frames && !w->failed; f++) {
+        int frames = app.alternate ? 2 * app.frames : app.frames;
+        for (int f = 0; f < frames && !w->failed; f++) {
+            EGLSurface s = surf;
+            if (app.alternate) {   /* odd frames on the second context */
+                s = f % 2 ? surf2 : surf;
+                if (!eglMakeCurrent(app.dpy, s, s, f % 2 ? ctx2 : ctx)) {
+                    w->failed = "eglMakeCurrent between the two contexts";
+                    break;
+                }
+                if (f == 1) {
+                    enable_client_state(GL_VERTEX_ARRAY);
+                    vertex_pointer(2, GL_FLOAT, 0, quad);
+                }
+            }
             clear(GL_COLOR_BUFFER_BIT);
             if (app.list) {
                 GLuint primitives = 0;
@@ -145,7 +168,7 @@ static void *render(void *p)
                 t_voidfn finish = (t_voidfn)eglGetProcAddress("glFinish");
                 if (finish)
                     finish();
-            } else if (!swap(surf, f))
+            } else if (!swap(s, f))
                 w->failed = "a swap";
         }
         if (!w->failed && get_error() != GL_NO_ERROR)
@@ -157,6 +180,10 @@ static void *render(void *p)
     }
     if (surf != EGL_NO_SURFACE)
         eglDestroySurface(app.dpy, surf);
+    if (ctx2 != EGL_NO_CONTEXT)
+        eglDestroyContext(app.dpy, ctx2);
+    if (surf2 != EGL_NO_SURFACE)
+        eglDestroySurface(app.dpy, surf2);
     eglReleaseThread();
     return NULL;
 }
@@ -172,11 +199,12 @@ int main(int argc, char **argv)
     app.no_swap = strcmp(swaps, "none") == 0;
     app.refused = strcmp(swaps, "refused") == 0;
     app.sequential = strcmp(swaps, "sequential") == 0;
+    app.alternate = strcmp(swaps, "alternate") == 0;
     if (threads < 1 || threads > 64 || app.frames < 0 || app.draws < 1 ||
         (!damage && !app.list && !app.no_swap && !app.refused && !app.sequential &&
-         strcmp(swaps, "swap") != 0)) {
+         !app.alternate && strcmp(swaps, "swap") != 0)) {
         fprintf(stderr, "usage: gl-threads-app [THREADS 1..64 [FRAMES [DRAWS "
-                "[swap|damage|list|none|refused|sequential]]]]\n");
+                "[swap|damage|list|none|refused|sequential|alternate]]]]\n");
         return 2;
     }
     app.dpy = glt_choose_display(NULL, NULL);

@@ -120,6 +120,19 @@ struct named {
     char comm[16];
 };
 
+/* A thread's own track holds the CPU frames of the first context it swapped; each other context
+ * it swaps gets a lane of its own in the process (frame_track). */
+struct frame_thread {
+    struct stat_key key;        /* pid, tid */
+    uint64_t context;
+};
+struct frame_lane {
+    struct stat_key key;        /* pid, tid, context (as id) */
+    uint32_t tid;               /* the lane's track */
+};
+/* Lanes' track ids: above any thread id (pid_max is at most 2^22). */
+#define FRAME_LANE_TID 0x20000000u
+
 struct timeline {
     struct trace *trace;
     pthread_mutex_t lock;       /* named processes and threads */
@@ -134,6 +147,10 @@ struct timeline {
     uint32_t *live;
     size_t n_live, live_cap;
     struct stat_keys named;     /* struct named: named processes (tid 0) and threads */
+    /* CPU frames (frame_track): the context whose frames go on each thread's own track, and
+     * the lane of each other context that thread swaps */
+    struct stat_keys frame_threads, frame_lanes;
+    uint32_t n_frame_lanes;
     uint64_t gpu_intervals, cpu_events, unmatched, clock_resets;
     uint64_t draws, draw_intervals;
     uint64_t clamped;           /* GPU intervals whose start was moved to their track's last end */
@@ -149,6 +166,8 @@ struct timeline *timeline_open(struct trace *t)
     tl->trace = t;
     stat_keys_init(&tl->tracks, sizeof(struct gpu_track));
     stat_keys_init(&tl->named, sizeof(struct named));
+    stat_keys_init(&tl->frame_threads, sizeof(struct frame_thread));
+    stat_keys_init(&tl->frame_lanes, sizeof(struct frame_lane));
     pthread_mutex_init(&tl->lock, NULL);
     return tl;
 }
@@ -262,6 +281,34 @@ static void name_thread(struct timeline *tl, uint32_t pid, uint32_t tid)
     }
     snprintf(name, sizeof(name), "%s (tid %" PRIu32 ")", comm, tid);
     trace_thread_name(tl->trace, pid, tid, name, (int)(tid == pid ? 0 : 1));
+}
+
+/* The track of a context's CPU frames (from its previous swap to this one) swapped on a thread:
+ * the thread's own, or where the thread swaps several contexts in turn (glxheads, a program
+ * with a window per context), a lane for each but the first: their frames overlap one another,
+ * and slices on one track must nest or be disjoint. Until 2026-11-29 they all went on the
+ * thread's track (an outside probe: 3364 of 3367 of glxheads' frames overlapped there). */
+static uint32_t frame_track(struct timeline *tl, uint32_t pid, uint32_t tid, uint64_t context)
+{
+    int added;
+    struct frame_thread *t = stat_keys_note(&tl->frame_threads, pid, tid, 0, &added);
+    if (!t)
+        return tid;
+    if (added)
+        t->context = context;
+    if (t->context == context)
+        return tid;
+    struct frame_lane *l = stat_keys_note(&tl->frame_lanes, pid, tid, context, &added);
+    if (!l)
+        return tid;
+    if (added) {
+        l->tid = FRAME_LANE_TID + tl->n_frame_lanes++;
+        char name[96];
+        snprintf(name, sizeof(name), "GL context %" PRIu64 " frames (tid %" PRIu32 ")", context,
+                 tid);
+        trace_thread_name(tl->trace, pid, l->tid, name, 2);
+    }
+    return l->tid;
 }
 
 /* Slices on one track must nest or be disjoint (the Trace Event Format). A context's frames are
@@ -576,7 +623,8 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         }
         name_thread(tl, r->pid, r->tid);
         struct trace_arg args[2] = {{"frame", r->b}, {"context", r->a}};
-        trace_complete(tl->trace, r->pid, r->tid, r->t0, r->t1, "gl", "frame", args, 2);
+        trace_complete(tl->trace, r->pid, frame_track(tl, r->pid, r->tid, r->a), r->t0, r->t1,
+                       "gl", "frame", args, 2);
         tl->cpu_events++;
         break;
     }
@@ -767,6 +815,8 @@ void timeline_close(struct timeline **ptl)
     }
     stat_keys_free(&tl->tracks);
     stat_keys_free(&tl->named);
+    stat_keys_free(&tl->frame_threads);
+    stat_keys_free(&tl->frame_lanes);
     free(tl->live);
     pthread_mutex_destroy(&tl->lock);
     free(tl);
