@@ -9,6 +9,10 @@
  * release, no destroy), as many programs end (the layer reads the last frames at the exit).
  * gl-glx-frames N close: the same frames, then XCloseDisplay with the context still current,
  * then exit(0), as glmark2 ends: the display's close unbinds the context behind the layer.
+ * gl-glx-frames N switch: the same frames, then a second context (glXCreateNewContext, the
+ * pbuffer's config: glx_test.c's) made current on the pbuffer and N more frames on it, then XCloseDisplay
+ * with the second current and the first left, never destroyed, as a program that makes a new
+ * context per scene and ends with XCloseDisplay does.
  * Exit 0: rendered; 1: a GL or GLX failure; 77: no X display, pbuffer config or context.
  */
 #include <GL/gl.h>
@@ -25,8 +29,10 @@ int main(int argc, char **argv)
     long frames = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
     int exit_current = argc > 2 && strcmp(argv[2], "exit") == 0;
     int close_current = argc > 2 && strcmp(argv[2], "close") == 0;
-    if (frames < 1 || frames > 1000000 || (argc > 2 && !exit_current && !close_current)) {
-        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000) [exit|close]]\n", argv[0]);
+    int switch_then_close = argc > 2 && strcmp(argv[2], "switch") == 0;
+    if (frames < 1 || frames > 1000000 ||
+        (argc > 2 && !exit_current && !close_current && !switch_then_close)) {
+        fprintf(stderr, "usage: %s [FRAMES (1 to 1000000) [exit|close|switch]]\n", argv[0]);
         return 1;
     }
     struct glxt t;
@@ -38,11 +44,36 @@ int main(int argc, char **argv)
     glViewport(0, 0, 64, 64);
     glEnableClientState(GL_VERTEX_ARRAY);
     glVertexPointer(2, GL_FLOAT, 0, quad);
-    for (long f = 0; f < frames; f++) {
-        glClearColor((GLfloat)(f % 7) / 7.0f, 0.2f, 0.3f, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        glDrawArrays(GL_TRIANGLES, 0, 6);
-        glXSwapBuffers(t.dpy, t.pb);
+    for (int pass = 0; pass < (switch_then_close ? 2 : 1); pass++) {
+        if (pass == 1) {
+            /* The second context, on the pbuffer's config (glx_test.c's first of these); the
+             * first context is left as it is. */
+            GLXFBConfig config = NULL;
+            int n = 0;
+            const int attrs[] = {GLX_DRAWABLE_TYPE, GLX_PBUFFER_BIT, GLX_RENDER_TYPE,
+                                 GLX_RGBA_BIT, GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8,
+                                 GLX_BLUE_SIZE, 8, None};
+            GLXFBConfig *configs = glXChooseFBConfig(t.dpy, DefaultScreen(t.dpy), attrs, &n);
+            if (configs && n > 0)
+                config = configs[0];
+            GLXContext second =
+                config ? glXCreateNewContext(t.dpy, config, GLX_RGBA_TYPE, NULL, True) : NULL;
+            if (configs)
+                XFree(configs);
+            if (!second || !glXMakeContextCurrent(t.dpy, t.pb, t.pb, second)) {
+                fprintf(stderr, "gl-glx-frames: the second context\n");
+                return 1;
+            }
+            glViewport(0, 0, 64, 64);
+            glEnableClientState(GL_VERTEX_ARRAY);
+            glVertexPointer(2, GL_FLOAT, 0, quad);
+        }
+        for (long f = 0; f < frames; f++) {
+            glClearColor((GLfloat)(f % 7) / 7.0f, 0.2f, 0.3f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            glDrawArrays(GL_TRIANGLES, 0, 6);
+            glXSwapBuffers(t.dpy, t.pb);
+        }
     }
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
@@ -51,7 +82,7 @@ int main(int argc, char **argv)
     }
     if (exit_current)
         exit(0);
-    if (close_current) {
+    if (close_current || switch_then_close) {
         XCloseDisplay(t.dpy);
         exit(0);
     }

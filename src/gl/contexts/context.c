@@ -269,6 +269,31 @@ void perfq_gl_context_display_closing(void *display)
     if (c && c->initialized && !c->finalized && c->pub.window_system == PERFQ_GL_WS_GLX &&
         c->pub.display == display && still_current(c))
         perfq_gl_observe_leave(c, PERFQ_GL_LEAVE_FINAL);
+    /* The display's other GLX contexts, current nowhere, go with it (their GLX objects do; no
+     * glXDestroyContext will come): destroyed now as a context destroyed while not current is,
+     * so a front end sends what they had pending without results and their counts stay exact
+     * (an outside probe: a program that switched to a new context at each scene and ended with
+     * XCloseDisplay lost the last frame's draws of each one it left). */
+    struct perfq_gl_ctx *gone[64];
+    size_t n;
+    do {
+        n = 0;
+        pthread_mutex_lock(&context_lock);
+        for (struct perfq_gl_ctx *o = contexts; o && n < 64;) {
+            struct perfq_gl_ctx *next = o->next;
+            if (o->pub.window_system == PERFQ_GL_WS_GLX && o->pub.display == display &&
+                o->current_count == 0) {
+                unlink_context(o);
+                gone[n++] = o;
+            }
+            o = next;
+        }
+        pthread_mutex_unlock(&context_lock);
+        for (size_t i = 0; i < n; i++) {
+            finalize(gone[i], 0);
+            free_context(gone[i]);
+        }
+    } while (n == 64);
 }
 
 static void register_leave_at_exit(void)
