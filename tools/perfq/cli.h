@@ -29,6 +29,10 @@ static inline uint64_t cli_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Process pid's state letter from /proc/PID/stat (R, S, D, Z for a zombie, X dead, ...); 0 where
+ * /proc has no such process or it cannot be read (proc_state.c). */
+char cli_process_state(uint32_t pid);
+
 /* The exit status for CMD's exec failing with err (an errno). */
 static inline int cli_exec_failed_status(int err)
 {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "core/stat_channel.h"
 #include "stat_collect.h"
 #include "stat_keys.h"
@@ -755,16 +756,8 @@ static int process_gone(uint32_t pid)
 {
     if (kill((pid_t)pid, 0) != 0)
         return errno == ESRCH;
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *paren = strrchr(buf, ')');   /* the name may hold ')' itself */
-    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+    char state = cli_process_state(pid);
+    return state == 'Z' || state == 'X';
 }
 
 void timeline_tick(struct timeline *tl, uint64_t now)

@@ -562,18 +562,8 @@ int stat_collect_start(struct stat_collect *c)
  * the report is made: perfq waits for it with WNOWAIT). */
 static int process_runs(uint32_t pid)
 {
-    char path[32], buf[512];
-    snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')');   /* the name may hold anything, ')' too */
-    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+    char state = cli_process_state(pid);
+    return state && state != 'Z' && state != 'X';
 }
 
 void stat_collect_finish(struct stat_collect *c)

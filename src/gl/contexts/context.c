@@ -205,6 +205,14 @@ static void free_context(struct perfq_gl_ctx *c)
     free(c);
 }
 
+/* A context unlinked from the list and current nowhere: its front ends and services told it is
+ * destroyed (GL not usable: no context of it is current), then freed. */
+static void retire(struct perfq_gl_ctx *c)
+{
+    finalize(c, 0);
+    free_context(c);
+}
+
 void perfq_gl_context_before_switch(void *new_handle)
 {
     struct perfq_gl_ctx *old = perfq_gl_tls_current;
@@ -274,26 +282,22 @@ void perfq_gl_context_display_closing(void *display)
      * so a front end sends what they had pending without results and their counts stay exact
      * (an outside probe: a program that switched to a new context at each scene and ended with
      * XCloseDisplay lost the last frame's draws of each one it left). */
-    struct perfq_gl_ctx *gone[64];
-    size_t n;
-    do {
-        n = 0;
-        pthread_mutex_lock(&context_lock);
-        for (struct perfq_gl_ctx *o = contexts; o && n < 64;) {
-            struct perfq_gl_ctx *next = o->next;
-            if (o->pub.window_system == PERFQ_GL_WS_GLX && o->pub.display == display &&
-                o->current_count == 0) {
-                unlink_context(o);
-                gone[n++] = o;
-            }
-            o = next;
+    struct perfq_gl_ctx *gone = NULL;   /* unlinked under the lock, retired after it */
+    pthread_mutex_lock(&context_lock);
+    for (struct perfq_gl_ctx *o = contexts, *next; o; o = next) {
+        next = o->next;
+        if (o->pub.window_system == PERFQ_GL_WS_GLX && o->pub.display == display &&
+            o->current_count == 0) {
+            unlink_context(o);
+            o->next = gone;
+            gone = o;
         }
-        pthread_mutex_unlock(&context_lock);
-        for (size_t i = 0; i < n; i++) {
-            finalize(gone[i], 0);
-            free_context(gone[i]);
-        }
-    } while (n == 64);
+    }
+    pthread_mutex_unlock(&context_lock);
+    for (struct perfq_gl_ctx *next; gone; gone = next) {
+        next = gone->next;
+        retire(gone);
+    }
 }
 
 static void register_leave_at_exit(void)
@@ -326,10 +330,8 @@ void perfq_gl_context_made_current(void *handle, perfq_gl_window_system_t ws, vo
         new_ctx->pub.display = display;
     }
     pthread_mutex_unlock(&context_lock);
-    if (free_old) {
-        finalize(old, 0);   /* it is current nowhere now: GL not usable */
-        free_context(old);
-    }
+    if (free_old)
+        retire(old);   /* it is current nowhere now */
     if (new_ctx && !new_ctx->initialized) {
         static pthread_once_t once = PTHREAD_ONCE_INIT;
         initialize(new_ctx);
@@ -360,10 +362,8 @@ void perfq_gl_context_destroyed(void *handle)
     else
         c->destroy_pending = 1;
     pthread_mutex_unlock(&context_lock);
-    if (now) {
-        finalize(c, 0);
-        free_context(c);
-    }
+    if (now)
+        retire(c);
 }
 
 int perfq_gl_context_destroy_if_idle(void *handle)
@@ -379,8 +379,7 @@ int perfq_gl_context_destroy_if_idle(void *handle)
     if (idle) {
         /* Before the driver destroys it: the fences the timer's helper waits on belong to it,
          * and a destroyed context's pending fences may never signal. */
-        finalize(c, 0);
-        free_context(c);
+        retire(c);
     }
     return idle;
 }
