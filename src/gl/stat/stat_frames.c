@@ -234,10 +234,15 @@ static void *created(const struct perfq_gl_scope_object *at)
             s->stat_mask |= 1u << i;
     s->timeline = perfq_stat_channel_timeline();
     s->span_ns = perfq_stat_channel_stats_span_ns();
+    if (s->timeline)
+        perfq_stat_clock_init(&s->clock, at->ctx);
+    /* Frame 0 starts after the clock's set-up (which may decide the timer path: a self-check
+     * of up to seconds on a loaded machine), so that the announcement below leaves at once
+     * after its t0: perfq record's reorder window holds from t0 only when it arrives, and
+     * other threads' events written meanwhile would otherwise precede it in the file. */
     s->start_ns = perfq_gl_now_ns();
     s->span_start_ns = s->start_ns;
     if (s->timeline) {
-        perfq_stat_clock_init(&s->clock, at->ctx);
         struct perfq_stat_record r;
         memset(&r, 0, sizeof(r));
         r.kind = PERFQ_STAT_GL_CONTEXT;
