@@ -140,7 +140,7 @@ def test_cl():
     procs, threads = names(t, "process"), names(t, "thread")
     dev = [pid for (pid, _), n in procs.items() if n.startswith("OpenCL device: ")]
     check(len(dev) == 1, "cl: one OpenCL device process: %s" % procs)
-    queues = [k for k, n in threads.items() if n.startswith("OpenCL queue 0x")]
+    queues = [k for k, n in threads.items() if n.startswith("OpenCL queue ")]
     check(len(queues) == 1, "cl: one queue track: %s" % threads)
     x = [e for e in t["traceEvents"] if e["ph"] == "X"]
     calls = [e for e in x if e["cat"] == "opencl-call"]
@@ -181,8 +181,8 @@ def check_cl_late(args, queues_want, commands_want):
           "%s: %d commands expected, otherData %s" % (what, commands_want, od))
     threads = names(t, "thread")
     # A queue's tracks: its own, and an out-of-order queue's lanes ("..., concurrent K").
-    tracks = {k: int(n.split()[2], 16) for k, n in threads.items()
-              if n.startswith("OpenCL queue 0x")}
+    tracks = {k: int(n.split()[2]) for k, n in threads.items()
+              if n.startswith("OpenCL queue ")}
     queues = set(tracks.values())
     check(len(queues) == queues_want, "%s: %d queues' tracks: %s" % (what, queues_want, threads))
     check_tracks_nest(t, what)
@@ -196,7 +196,7 @@ def check_cl_late(args, queues_want, commands_want):
         starts = sorted(e["ts"] for e in gpu if tracks.get((e["pid"], e["tid"])) == queue)
         begun = sorted(e["ts"] for e in calls if e["args"]["queue"] == queue)
         check(len(starts) == len(begun) and all(s >= b for s, b in zip(starts, begun)),
-              "%s: queue 0x%x: %d intervals, %d calls, an interval before its call: %s"
+              "%s: queue %d: %d intervals, %d calls, an interval before its call: %s"
               % (what, queue, len(starts), len(begun),
                  [(s, b) for s, b in zip(starts, begun) if s < b][:3]))
     # The shape the test needs: the first command ran more than 2.5 s before the program's
@@ -232,6 +232,14 @@ def test_cl_out_of_order():
     concurrent K") so that each track's nest or are disjoint. Before, they all went on the
     queue's one track: 815 partial overlaps of 1000 kernels (check_cl_late checks nesting)."""
     check_cl_late(["ooo", "500", "2600"], 2, 2 * 500 + 1 + 2 * 500)
+
+
+def test_cl_queues_one_after_another():
+    """20 queues made one after another, each 2 commands, finished and released before the
+    next is made (PoCL gives the next one the released one's handle): a track each, named by
+    the layer's number for the queue in its process. Until the seventeenth session (2026-11-30)
+    the handle named the track, and such queues shared one."""
+    check_cl_late(["sequential", "20", "2600"], 20 + 2, 2 * 20 + 2 * 1 + 1)
 
 
 def test_cl_child_gone():
@@ -530,7 +538,7 @@ def test_stopped_mid_frame():
 
 for test in (test_gl, test_gl_per_draw, test_gpu_tracks_nest, test_gl_threads, test_cl,
              test_cl_late, test_cl_inflight, test_cl_threads, test_cl_out_of_order,
-             test_cl_child_gone, test_gl_alternate_contexts, test_exit_status,
+             test_cl_queues_one_after_another, test_cl_child_gone, test_gl_alternate_contexts, test_exit_status,
              test_names, test_killed, test_stopped_mid_frame):
     print("==", test.__name__)
     test()

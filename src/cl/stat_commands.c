@@ -42,10 +42,25 @@ struct stat_queue {
     unsigned program_refs;              /* the program's references */
     uint64_t released;                  /* 0 while the program holds it; then its release's
                                          * number in released_queues */
+    uint64_t serial;                    /* the process's number for it (1, 2, ...): the
+                                         * timeline's key, since a released queue's handle is
+                                         * often the next one's */
     size_t array_size;                  /* bytes, the terminator included; 0: none */
     cl_queue_properties array[];
 };
 static struct perfq_cl_table stat_queues = PERFQ_CL_TABLE_INIT;
+static uint64_t queue_serials;   /* the last serial given (atomic) */
+
+/* The timeline's key for a queue: its serial, or its handle where the layer has no record of
+ * it (out of memory at its creation; a handle is no small number, so the two never meet). */
+static uint64_t queue_key(cl_command_queue queue)
+{
+    pthread_mutex_lock(&stat_queues.lock);
+    struct stat_queue *sq = perfq_cl_table_find_locked(&stat_queues, queue);
+    uint64_t key = sq && !sq->released ? sq->serial : (uint64_t)(uintptr_t)queue;
+    pthread_mutex_unlock(&stat_queues.lock);
+    return key;
+}
 
 /* Queues the program released, newest last. Their records stay a while: the program may still
  * hold events of such a queue and ask their profiling (the driver keeps the queue for them), and
@@ -356,11 +371,11 @@ void perfq_cl_stat_command(const struct perfq_cl_command *cmd, cl_int err, cl_ev
         struct perfq_stat_record call = p.r;
         call.kind = PERFQ_STAT_CL_ENQUEUE;
         call.flags = 0;
-        call.b = (uint64_t)(uintptr_t)queue;
+        call.b = queue_key(queue);
         call.t0 = t0;
         call.t1 = t1;
         perfq_stat_channel_send(&call);
-        p.r.b = (uint64_t)(uintptr_t)queue;
+        p.r.b = call.b;
         p.r.tid = perfq_stat_tid();
         p.r.t0 = t0;
         p.r.t1 = t1;
@@ -481,11 +496,13 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properti
         n += 2;
     size_t array_size = program ? (n + 1) * sizeof(*program) : 0;
     struct stat_queue *sq = malloc(sizeof(*sq) + array_size);
+    uint64_t key = (uint64_t)(uintptr_t)queue;   /* queue_key's */
     if (sq) {
         sq->profiling_underneath = profiling_underneath;
         sq->hidden_profiling = profiling_underneath && !program_profiling;
         sq->program_refs = 1;
         sq->released = 0;
+        sq->serial = __atomic_add_fetch(&queue_serials, 1, __ATOMIC_RELAXED);
         sq->array_size = array_size;
         if (array_size)
             memcpy(sq->array, program, array_size);
@@ -494,6 +511,8 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properti
         if (perfq_cl_table_put_locked(&stat_queues, queue, sq, &old) != 0) {
             free(sq);   /* out of memory: this queue answers as the driver does */
             sq = NULL;
+        } else {
+            key = sq->serial;
         }
         pthread_mutex_unlock(&stat_queues.lock);
         free(old);      /* a record left by a handle the driver has reused */
@@ -503,7 +522,7 @@ void perfq_cl_stat_queue_created(cl_command_queue queue, const cl_queue_properti
     struct perfq_stat_record r;
     memset(&r, 0, sizeof(r));
     r.kind = PERFQ_STAT_CL_QUEUE;
-    r.a = (uint64_t)(uintptr_t)queue;
+    r.a = key;
     cl_command_queue_properties props = 0;   /* out of order: perfq record's lanes */
     if (perfq_cl_next.clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(props), &props,
                                             NULL) == CL_SUCCESS)

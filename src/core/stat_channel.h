@@ -68,11 +68,12 @@ enum perfq_stat_record_kind {
      * correlation error in ns (fence path: the stamp resolution), t0 = when its frame 0 began
      * (CLOCK_MONOTONIC ns), name = GL_RENDERER. */
     PERFQ_STAT_GL_CONTEXT = 4,
-    /* an OpenCL queue: a = queue, b = cl_device_id, c = its CL_QUEUE_PROPERTIES (the
+    /* an OpenCL queue: a = queue (the layer's number for it in its process, 1, 2, ...: a
+     * released queue's handle is often the next one's), b = cl_device_id, c = its CL_QUEUE_PROPERTIES (the
      * driver's), name = CL_DEVICE_NAME. */
     PERFQ_STAT_CL_QUEUE = 5,
     /* an OpenCL enqueue call, sent from the calling thread when it returns: a = command type,
-     * b = queue, t0/t1 = the call, name = kernel name. */
+     * b = queue (as in CL_QUEUE), t0/t1 = the call, name = kernel name. */
     PERFQ_STAT_CL_ENQUEUE = 6,
     /* GL memory of a share group (GL_NV_query_resource's accounting), sent when its total
      * reaches a new peak (timeline mode: at every change of the total): a = share group,

@@ -25,6 +25,10 @@
  *       4 threads, each with its own in-order queue, enqueue up to N rounds of a write and "inc"
  *       each, never waiting; after SLEEP_MS ms the main thread calls exit(0) while they go on
  *       (a common way to shut down). The process must end then, not when their work is done.
+ *   perfq-test-cl-late sequential N SLEEP_MS
+ *       N queues made one after another, each a write and "inc" (2 commands), clFinish and
+ *       released before the next is made (a driver often gives the next one the released one's
+ *       handle); then as late with one round.
  *   perfq-test-cl-late child N SLEEP_MS
  *       a forked child enqueues N writes waiting on a user event it never sets and kills itself
  *       (SIGKILL: the commands' records never come); the parent reaps it and sleeps SLEEP_MS ms
@@ -140,11 +144,12 @@ int main(int argc, char **argv)
     int child = argc == 4 && strcmp(argv[1], "child") == 0;
     int ooo = argc == 4 && strcmp(argv[1], "ooo") == 0;
     int exitbusy = argc == 4 && strcmp(argv[1], "exitbusy") == 0;
+    int sequential = argc == 4 && strcmp(argv[1], "sequential") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight && !threads && !child && !ooo && !exitbusy) || n < 1 ||
+    if ((!late && !inflight && !threads && !child && !ooo && !exitbusy && !sequential) || n < 1 ||
         n > (exitbusy ? 10000000 : 100000) || ms < 0) {
-        fprintf(stderr, "usage: perfq-test-cl-late late|inflight|threads|child|ooo|exitbusy N "
-                "SLEEP_MS\n");
+        fprintf(stderr, "usage: perfq-test-cl-late "
+                "late|inflight|threads|child|ooo|exitbusy|sequential N SLEEP_MS\n");
         return 2;
     }
     if (child) {
@@ -213,6 +218,18 @@ int main(int argc, char **argv)
     if (inflight)
         err |= clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, NULL, 0, NULL, NULL);
     struct thread_work work[THREADS];
+    for (long k = 0; sequential && k < n && err == CL_SUCCESS; k++) {
+        cl_command_queue k_q = clCreateCommandQueue(ctx, device, 0, &err);
+        if (failed(err, "clCreateCommandQueue (sequential)"))
+            return 1;
+        err |= clEnqueueWriteBuffer(k_q, a, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+        err |= clEnqueueNDRangeKernel(k_q, inc, 1, NULL, &global, NULL, 0, NULL, NULL);
+        err |= clFinish(k_q);
+        err |= clReleaseCommandQueue(k_q);
+    }
+    long queues_made = sequential ? n : 0;
+    if (sequential)
+        n = 1;   /* then one round on the first queue, as late */
     if (exitbusy) {
         pthread_t tid;
         for (int k = 0; k < THREADS; k++) {
@@ -318,6 +335,7 @@ int main(int argc, char **argv)
     long first = threads ? 2 * atol(argv[2]) * THREADS + 2 + 1 + THREADS
                          : 2 * n + (inflight ? 2 : 1);
     printf("perfq-test-cl-late: %s: %ld commands on the first queue, %ld on the second, "
-           "%ld ms of sleep before clFinish\n", argv[1], first, writes2, ms);
+           "%ld on %ld queues made one after another, %ld ms of sleep before clFinish\n",
+           argv[1], first, writes2, 2 * queues_made, queues_made, ms);
     return 0;
 }

@@ -366,9 +366,9 @@ static struct gpu_track *track_of(struct timeline *tl, uint32_t pid, uint64_t ha
         g->gone = 2;
     char label[128];
     if (is_cl)
-        snprintf(label, sizeof(label), "OpenCL queue 0x%" PRIx64 " (pid %" PRIu32 ")", handle,
+        snprintf(label, sizeof(label), "OpenCL queue %" PRIu64 " (pid %" PRIu32 ")", handle,
                  pid);
-    else   /* the GL layer's number for the context in its process (stat_channel.h) */
+    else   /* the layers' numbers for the context or queue in its process (stat_channel.h) */
         snprintf(label, sizeof(label), "GL context %" PRIu64 " (pid %" PRIu32 ")", handle, pid);
     trace_thread_name(tl->trace, DEVICE_PID + g->device, g->tid, label, (int)g->tid);
     return g;
@@ -543,7 +543,7 @@ static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *beg
     uint32_t tid = g->tid + (uint32_t)(k ? (k + 1) * STAT_KEYS_MAX : 0);
     if (k && !l->named[k]) {
         char label[140];
-        snprintf(label, sizeof(label), "OpenCL queue 0x%" PRIx64 " (pid %" PRIu32
+        snprintf(label, sizeof(label), "OpenCL queue %" PRIu64 " (pid %" PRIu32
                  "), concurrent %d", g->key.handle, g->key.pid, k + 1);
         trace_thread_name(tl->trace, DEVICE_PID + g->device, tid, label, (int)g->tid);
         l->named[k] = 1;
