@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,24 @@ static perfq_counter_id_t find(perfq_t *pq, const char *name)
     perfq_counter_id_t id;
     assert_int_equal(perfq_counter_find(pq, name, &id), PERFQ_OK);
     return id;
+}
+
+/* The loaded library's version is the header's (one project version, meson.build), and NULL
+ * parts are allowed. */
+static void test_version(void **state)
+{
+    (void)state;
+    int major = -1, minor = -1, patch = -1;
+    const char *v = perfq_version(&major, &minor, &patch);
+    assert_non_null(v);
+    assert_int_equal(major, PERFQ_VERSION_MAJOR);
+    assert_int_equal(minor, PERFQ_VERSION_MINOR);
+    assert_int_equal(patch, PERFQ_VERSION_PATCH);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", PERFQ_VERSION_MAJOR, PERFQ_VERSION_MINOR,
+             PERFQ_VERSION_PATCH);
+    assert_string_equal(v, want);
+    assert_ptr_equal(perfq_version(NULL, NULL, NULL), v);
 }
 
 static void test_null_pointers(void **state)
@@ -201,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_null_pointers),
         cmocka_unit_test(test_bad_ids_and_targets),
         cmocka_unit_test(test_unavailable_counter),
+        cmocka_unit_test(test_version),
         cmocka_unit_test(test_wrong_states),
         cmocka_unit_test(test_close_with_open_measurement),
         cmocka_unit_test(test_disable_env),

@@ -42,8 +42,10 @@ extern "C" {
 #define PERFQ_API
 #endif
 
+/* The version this header is of; perfq_version gives the loaded library's. */
 #define PERFQ_VERSION_MAJOR 0
 #define PERFQ_VERSION_MINOR 1
+#define PERFQ_VERSION_PATCH 0
 
 typedef enum perfq_status {
     PERFQ_OK = 0,
@@ -65,6 +67,11 @@ typedef enum perfq_status {
 
 /* A static English message for a status; never NULL, also for unknown values. */
 PERFQ_API const char *perfq_status_string(perfq_status_t status);
+
+/* The version of the library loaded at run time, as "MAJOR.MINOR.PATCH" (static, never NULL);
+ * each of major, minor and patch that is not NULL gets its part. A program built against one
+ * header may load another library of the same soname: compare with PERFQ_VERSION_*. */
+PERFQ_API const char *perfq_version(int *major, int *minor, int *patch);
 
 /* Units: the numbering of cl_codeplay_performance_counters and VK_KHR_performance_query, plus
  * JOULES (perfq's own, after theirs: neither has an energy unit; the OpenCL layer reports it as
@@ -373,9 +380,11 @@ PERFQ_API int perfq_sampler_running(perfq_sampler_t *s);
 
 #define PERFQ_SAMPLER_RESET 1u
 
-/* Reads the chosen counters' values (n == their number) in value order; with
- * PERFQ_SAMPLER_RESET, resets them to zero in the same step. values may be NULL (with n == 0)
- * for a reset alone. */
+/* Reads the chosen counters' values in value order: values has room for n entries, the first
+ * (number of chosen counters) are written; PERFQ_ENOSPC (nothing written, nothing reset) when
+ * n is smaller, as perfq_measurement_sample (until 2026-11-30 n had to equal that number, and
+ * any other n was PERFQ_EINVAL). With PERFQ_SAMPLER_RESET, resets them to zero in the same
+ * step. values may be NULL (with n == 0) for a reset alone. */
 PERFQ_API perfq_status_t perfq_sampler_read(perfq_sampler_t *s, unsigned flags,
                                             perfq_value_t *values, size_t n);
 

@@ -363,8 +363,8 @@ perfq_status_t perfq_sampler_read(perfq_sampler_t *s, unsigned flags, perfq_valu
         return PERFQ_ESTATE;
     pthread_mutex_lock(&s->lock);
     perfq_status_t st = PERFQ_OK;
-    if (values && n != s->count)
-        st = PERFQ_EINVAL;
+    if (values && n < s->count)
+        st = PERFQ_ENOSPC;   /* as perfq_measurement_sample's: nothing written */
     int live = s->running && s->m;
     if (st == PERFQ_OK && live)
         st = perfq_measurement_sample(s->m, s->now, s->count);

@@ -12,6 +12,7 @@
  */
 #include "gl/contexts/layer_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +152,31 @@ static void parse_version(struct perfq_gl_ctx *c)
     c->pub.minor = minor;
 }
 
+/* PERFQ_GL_DEBUG: what a context's initialisation took, part by part (issue 12: it is a
+ * fixed cost of every program under the layers). */
+static void say_initialized(const struct perfq_gl_ctx *c, const uint64_t *t,
+                            const uint64_t *frontend_ns)
+{
+    char parts[512];
+    size_t used = 0;
+    for (int i = 0; i < c->n_frontends && used < sizeof(parts); i++) {
+        int k = snprintf(parts + used, sizeof(parts) - used, "; %s %.0f us",
+                         perfq_gl_frontend_at(i)->name, (double)frontend_ns[i] / 1e3);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    fprintf(stderr, "perfq-gl: context %" PRIu64 " initialised in %.0f us (GL strings and "
+            "extensions %.0f us%s; extensions evaluated %.0f us)\n", c->pub.serial,
+            (double)(t[3] - t[0]) / 1e3, (double)(t[1] - t[0]) / 1e3,
+            used < sizeof(parts) ? parts : "", (double)(t[3] - t[2]) / 1e3);
+}
+
 static void initialize(struct perfq_gl_ctx *c)
 {
+    static int debug = -1;
+    if (debug < 0)
+        debug = getenv("PERFQ_GL_DEBUG") != NULL;
+    uint64_t t[4] = {debug ? perfq_gl_now_ns() : 0, 0, 0, 0};
+    uint64_t frontend_ns[PERFQ_GL_MAX_FRONTENDS] = {0};
     const struct perfq_gl_dispatch *gl = c->pub.gl;
     perfq_gl_error_guard_begin(&c->pub);
     c->pub.vendor = copy_string(gl->glGetString ? gl->glGetString(GL_VENDOR) : NULL);
@@ -169,8 +193,16 @@ static void initialize(struct perfq_gl_ctx *c)
     perfq_gl_error_guard_end(&c->pub);
     c->initialized = 1;
 
-    perfq_gl_frontends_context_created(c);
+    if (debug)
+        t[1] = perfq_gl_now_ns();
+    perfq_gl_frontends_context_created(c, debug ? frontend_ns : NULL);
+    if (debug)
+        t[2] = perfq_gl_now_ns();
     perfq_gl_extensions_evaluate(c);
+    if (debug) {
+        t[3] = perfq_gl_now_ns();
+        say_initialized(c, t, frontend_ns);
+    }
 }
 
 /* Runs the destroyed hooks and frees the services. GL calls only when gl_usable. */

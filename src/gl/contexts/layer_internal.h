@@ -258,7 +258,9 @@ void (*perfq_gl_entry_point(const char *name))(void);
 /* frontend.c: the registry (append-only; entries below the count are stable). */
 int perfq_gl_frontend_count(void);
 const struct perfq_gl_frontend *perfq_gl_frontend_at(int i);
-void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c);
+/* took_ns (NULL, or PERFQ_GL_MAX_FRONTENDS entries): each front end's time, for
+ * PERFQ_GL_DEBUG. */
+void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c, uint64_t *took_ns);
 void perfq_gl_frontends_context_destroyed(struct perfq_gl_ctx *c, int gl_usable);
 void (*perfq_gl_frontend_entry_point(const char *name))(void);
 uint64_t perfq_gl_frontends_live_objects(void);
