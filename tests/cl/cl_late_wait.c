@@ -29,6 +29,10 @@
  *       N queues made one after another, each a write and "inc" (2 commands), clFinish and
  *       released before the next is made (a driver often gives the next one the released one's
  *       handle); then as late with one round.
+ *   perfq-test-cl-late forked N SLEEP_MS
+ *       forks before its first OpenCL call; each process does as late, with a 4 KiB write on
+ *       the second queue (in order) beside each round, then waits for the child (two
+ *       processes whose first enqueue calls contend: a queue's first call may take tens of ms).
  *   perfq-test-cl-late child N SLEEP_MS
  *       a forked child enqueues N writes waiting on a user event it never sets and kills itself
  *       (SIGKILL: the commands' records never come); the parent reaps it and sleeps SLEEP_MS ms
@@ -145,11 +149,13 @@ int main(int argc, char **argv)
     int ooo = argc == 4 && strcmp(argv[1], "ooo") == 0;
     int exitbusy = argc == 4 && strcmp(argv[1], "exitbusy") == 0;
     int sequential = argc == 4 && strcmp(argv[1], "sequential") == 0;
+    int forked = argc == 4 && strcmp(argv[1], "forked") == 0;
     long n = argc == 4 ? atol(argv[2]) : 0, ms = argc == 4 ? atol(argv[3]) : -1;
-    if ((!late && !inflight && !threads && !child && !ooo && !exitbusy && !sequential) || n < 1 ||
+    if ((!late && !inflight && !threads && !child && !ooo && !exitbusy && !sequential &&
+         !forked) || n < 1 ||
         n > (exitbusy ? 10000000 : 100000) || ms < 0) {
         fprintf(stderr, "usage: perfq-test-cl-late "
-                "late|inflight|threads|child|ooo|exitbusy|sequential N SLEEP_MS\n");
+                "late|inflight|threads|child|ooo|exitbusy|sequential|forked N SLEEP_MS\n");
         return 2;
     }
     if (child) {
@@ -167,6 +173,9 @@ int main(int argc, char **argv)
         sleep_ms(ms);
         return 0;
     }
+    pid_t forked_child = forked ? fork() : 0;
+    if (forked_child < 0)
+        return 1;
     cl_platform_id platform;
     cl_device_id device;
     cl_uint np = 0, nd = 0;
@@ -185,7 +194,7 @@ int main(int argc, char **argv)
     cl_command_queue_properties props = 0;
     clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(props), &props, NULL);
     cl_command_queue q2 = clCreateCommandQueue(
-        ctx, device, props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+        ctx, device, forked ? 0 : props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
     if (failed(err, "clCreateCommandQueue (second)"))
         return 1;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
@@ -273,10 +282,12 @@ int main(int argc, char **argv)
     }
     for (long r = 0; r < n && err == CL_SUCCESS; r++) {
         err |= clEnqueueWriteBuffer(q, a, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+        if (forked)
+            err |= clEnqueueWriteBuffer(q2, b, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
         err |= clEnqueueNDRangeKernel(q, inc, 1, NULL, &global, NULL, 0, NULL, NULL);
     }
-    long writes2 = inflight ? n / 4 : 0;
-    for (long r = 0; r < writes2 && err == CL_SUCCESS; r++)
+    long writes2 = inflight ? n / 4 : forked ? n : 0;
+    for (long r = 0; !forked && r < writes2 && err == CL_SUCCESS; r++)
         err |= clEnqueueWriteBuffer(q2, b, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
     long sets = ooo ? n : 0;
     cl_mem *set_bufs = sets ? calloc((size_t)sets, sizeof(*set_bufs)) : NULL;
@@ -334,6 +345,12 @@ int main(int argc, char **argv)
     free(out);
     long first = threads ? 2 * atol(argv[2]) * THREADS + 2 + 1 + THREADS
                          : 2 * n + (inflight ? 2 : 1);
+    if (forked_child > 0) {
+        int status = 0;
+        if (waitpid(forked_child, &status, 0) != forked_child || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return fprintf(stderr, "perfq-test-cl-late: the forked child failed\n"), 1;
+    }
     printf("perfq-test-cl-late: %s: %ld commands on the first queue, %ld on the second, "
            "%ld on %ld queues made one after another, %ld ms of sleep before clFinish\n",
            argv[1], first, writes2, 2 * queues_made, queues_made, ms);

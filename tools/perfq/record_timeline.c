@@ -100,7 +100,27 @@ struct gpu_track {
     int out_of_order;
     uint64_t cl_end;
     struct cl_lanes *lanes;
+    struct cl_history *history;   /* an in-order queue's recent intervals (cl_place) */
+    /* OpenCL: commands not placed yet, oldest first (cl_interval: placed once the queue's clock
+     * estimate is good, UNPLACED_MAX of them, or UNPLACED_MAX_NS after the first), with the
+     * CLOCK_MONOTONIC time the first was kept. Their calls still hold the window. */
+    struct perfq_stat_record *unplaced;
+    size_t unplaced_n;
+    uint64_t unplaced_since;
 };
+
+/* A queue's first commands come with a poor clock estimate: the offset range is as wide as the
+ * first enqueue calls were long (87 ms for a first write on PoCL under load), and a command
+ * placed with its midpoint may lie milliseconds from where it ran. The commands after it,
+ * placed with a narrow estimate, then began before its end and were moved behind it: an
+ * outside probe (2026-11-30) saw 999 of 1000 commands of one in-order queue squashed to 0 ns
+ * and moved by up to 43 ms, each saying an error of 0.3-3.6 us. So a queue's commands wait
+ * while its estimate's error (half the range) is over UNPLACED_ERROR_NS, and are placed together
+ * with the estimate of the latest: once it is under that, once UNPLACED_MAX wait, UNPLACED_MAX_NS
+ * after the first waited (timeline_tick), and at the end. */
+#define UNPLACED_ERROR_NS 100000u
+#define UNPLACED_MAX 256
+#define UNPLACED_MAX_NS 1000000000ull
 
 /* An out-of-order queue runs commands at once, and slices on one track must nest or be
  * disjoint: its commands go on up to CL_LANES tracks, each on the first whose last command has
@@ -111,6 +131,23 @@ struct gpu_track {
 struct cl_lanes {
     uint64_t end[CL_LANES];
     int named[CL_LANES];
+};
+
+/* An in-order queue's intervals placed in the last CL_HISTORY_NS (at most CL_HISTORY_MAX),
+ * sorted by begin, disjoint. A command that comes after later ones of its queue (a thread of
+ * the program held between its enqueue call and the layer's record of it while other threads'
+ * later commands ran and were read: 3.7 and 22 ms on the development machine, 4 threads on one
+ * queue) is placed where it ran, in the gap between them, where that overlaps none of them;
+ * until 2026-11-30 it was moved behind the last one, squashed to 0 ns. */
+#define CL_HISTORY_NS TRACE_HORIZON_NS
+#define CL_HISTORY_MAX 16384
+struct cl_interval {
+    uint64_t begin, end;
+};
+struct cl_history {
+    struct cl_interval *iv;
+    size_t head, n, cap;     /* iv[head .. n) */
+    int forgot;              /* an interval was forgotten (or could not be kept) */
 };
 
 /* A named process (tid 0) or thread. A process keeps its short name, its comm (the kernel's:
@@ -516,11 +553,93 @@ static const char *command_label(const struct perfq_stat_record *r, char *buf, s
  * end) moved where it could not be placed as measured, by *moved ns (0: as measured). An
  * in-order queue's commands are placed on its track as its GL contexts' frames are (the
  * clock's correlation may make two touch). */
+static void history_free(struct cl_history **h)
+{
+    if (*h)
+        free((*h)->iv);
+    free(*h);
+    *h = NULL;
+}
+
+/* The first interval of h beginning at or after begin (h->n where none). */
+static size_t history_find(const struct cl_history *h, uint64_t begin)
+{
+    size_t lo = h->head, hi = h->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->iv[mid].begin < begin)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Keeps [begin, end] (placed: disjoint from the others), and forgets what ended more than
+ * CL_HISTORY_NS before the newest end, or the oldest past CL_HISTORY_MAX. */
+static void history_add(struct cl_history *h, uint64_t begin, uint64_t end)
+{
+    if (h->n > h->head && h->iv[h->n - 1].end > CL_HISTORY_NS) {
+        uint64_t old = h->iv[h->n - 1].end - CL_HISTORY_NS;
+        while (h->head < h->n && h->iv[h->head].end < old) {
+            h->head++;
+            h->forgot = 1;
+        }
+    }
+    if (h->n - h->head >= CL_HISTORY_MAX) {
+        h->head++;
+        h->forgot = 1;
+    }
+    if (h->head && (h->n == h->cap || h->head >= h->n / 2)) {
+        memmove(h->iv, h->iv + h->head, (h->n - h->head) * sizeof(*h->iv));
+        h->n -= h->head;
+        h->head = 0;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        struct cl_interval *iv = realloc(h->iv, cap * sizeof(*iv));
+        if (!iv) {
+            h->forgot = 1;   /* not kept: a late command there is moved, as before */
+            return;
+        }
+        h->iv = iv;
+        h->cap = cap;
+    }
+    size_t at = h->n;
+    if (h->n > h->head && h->iv[h->n - 1].begin > begin) {
+        at = history_find(h, begin);
+        memmove(h->iv + at + 1, h->iv + at, (h->n - at) * sizeof(*h->iv));
+    }
+    h->iv[at] = (struct cl_interval){begin, end};
+    h->n++;
+}
+
+/* Whether [begin, end] lies in a gap of the history, overlapping none of its intervals
+ * (touching allowed): not before its first one where one was forgotten (nothing is known
+ * there then). */
+static int history_gap(const struct cl_history *h, uint64_t begin, uint64_t end)
+{
+    if (h->n == h->head || (h->forgot && begin < h->iv[h->head].begin))
+        return 0;
+    size_t at = history_find(h, begin);
+    if (at < h->n && h->iv[at].begin < end)
+        return 0;
+    return at == h->head || h->iv[at - 1].end <= begin;
+}
+
 static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *begin,
                          uint64_t *end, uint64_t *moved)
 {
     if (!g->out_of_order) {
-        *moved = fit_on_track(tl, &g->cl_end, begin, end);
+        if (!g->history)
+            g->history = calloc(1, sizeof(*g->history));
+        if (g->history && *begin < g->cl_end && history_gap(g->history, *begin, *end)) {
+            *moved = 0;   /* came late, placed where it ran: the track's end stays */
+        } else {
+            *moved = fit_on_track(tl, &g->cl_end, begin, end);
+        }
+        if (g->history)
+            history_add(g->history, *begin, *end);
         return g->tid;
     }
     if (!g->lanes && !(g->lanes = calloc(1, sizeof(*g->lanes)))) {
@@ -551,26 +670,9 @@ static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *beg
     return tid;
 }
 
-static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
+/* Places a command with the queue's current estimate and writes it. */
+static void cl_write(struct timeline *tl, struct gpu_track *g, const struct perfq_stat_record *r)
 {
-    struct gpu_track *g = track_of(tl, r->pid, r->b, 1, NULL);
-    if (!g || !(r->flags & PERFQ_STAT_HAS_INTERVAL) || r->t1 < r->t0) {
-        tl->unmatched++;
-        return;
-    }
-    int64_t lo = (int64_t)(r->g0 - r->t1), hi = (int64_t)(r->g0 - r->t0);
-    if (g->have_range && lo <= g->hi && hi >= g->lo) {
-        g->lo = lo > g->lo ? lo : g->lo;
-        g->hi = hi < g->hi ? hi : g->hi;
-    } else {
-        if (g->have_range) {
-            g->resets++;
-            tl->clock_resets++;
-        }
-        g->lo = lo;
-        g->hi = hi;
-        g->have_range = 1;
-    }
     int64_t off = g->lo + (g->hi - g->lo) / 2;
     uint64_t begin = (uint64_t)((int64_t)r->g1 - off), end = begin + r->c;
     uint64_t moved;
@@ -585,6 +687,63 @@ static void cl_interval(struct timeline *tl, const struct perfq_stat_record *r)
     trace_complete(tl->trace, DEVICE_PID + g->device, tid, begin, end, "opencl",
                    command_label(r, buf, sizeof(buf)), args, moved ? 4 : 3);
     tl->gpu_intervals++;
+}
+
+/* The queue's waiting commands, placed with its current estimate; their calls stop holding. */
+static void cl_place_unplaced(struct timeline *tl, struct gpu_track *g)
+{
+    if (!g->unplaced_n)
+        return;
+    uint64_t before = track_hold(g);
+    for (size_t i = 0; i < g->unplaced_n; i++) {
+        cl_write(tl, g, &g->unplaced[i]);
+        wait_done(tl, g, g->unplaced[i].t0);
+    }
+    g->unplaced_n = 0;
+    if (track_hold(g) != before)
+        hold_open_frames(tl);
+}
+
+/* A command's GPU interval: the queue's clock estimate narrowed with it, then written, or kept
+ * until the estimate is good (above). Returns 1 when it was kept: its call holds until then. */
+static int cl_interval(struct timeline *tl, const struct perfq_stat_record *r, uint64_t now)
+{
+    struct gpu_track *g = track_of(tl, r->pid, r->b, 1, NULL);
+    if (!g || !(r->flags & PERFQ_STAT_HAS_INTERVAL) || r->t1 < r->t0) {
+        tl->unmatched++;
+        return 0;
+    }
+    int64_t lo = (int64_t)(r->g0 - r->t1), hi = (int64_t)(r->g0 - r->t0);
+    if (g->have_range && lo <= g->hi && hi >= g->lo) {
+        g->lo = lo > g->lo ? lo : g->lo;
+        g->hi = hi < g->hi ? hi : g->hi;
+    } else {
+        if (g->have_range) {
+            g->resets++;
+            tl->clock_resets++;
+        }
+        /* A new estimate: the waiting commands go with the one they were kept under. */
+        if (g->have_range)
+            cl_place_unplaced(tl, g);
+        g->lo = lo;
+        g->hi = hi;
+        g->have_range = 1;
+    }
+    int good = (uint64_t)((g->hi - g->lo) / 2) <= UNPLACED_ERROR_NS;
+    if (!good || g->unplaced_n) {
+        if (!g->unplaced && !(g->unplaced = malloc(UNPLACED_MAX * sizeof(*g->unplaced)))) {
+            cl_write(tl, g, r);   /* no memory to keep it: placed now, as before */
+            return 0;
+        }
+        if (!g->unplaced_n)
+            g->unplaced_since = now;
+        g->unplaced[g->unplaced_n++] = *r;
+        if (good || g->unplaced_n == UNPLACED_MAX)
+            cl_place_unplaced(tl, g);
+        return 1;
+    }
+    cl_write(tl, g, r);
+    return 0;
 }
 
 void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
@@ -723,8 +882,9 @@ void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
         break;
     }
     case PERFQ_STAT_CL_COMMAND: {
-        if (r->flags & PERFQ_STAT_HAS_GPU_TIME)
-            cl_interval(tl, r);
+        /* Kept: its call holds until it is placed (cl_place_unplaced). */
+        if ((r->flags & PERFQ_STAT_HAS_GPU_TIME) && cl_interval(tl, r, cli_monotonic_ns()))
+            break;
         /* Its interval is in the window: the queue holds from its next call. */
         struct gpu_track *q = r->t0 ? track_of(tl, r->pid, r->b, 1, NULL) : NULL;
         if (q && q->waits_n) {
@@ -764,6 +924,8 @@ void timeline_tick(struct timeline *tl, uint64_t now)
 {
     for (size_t i = 0; i < tl->n_live;) {
         struct gpu_track *g = track_at(tl, tl->live[i]);
+        if (g->unplaced_n && (g->gone || g->unplaced_since + UNPLACED_MAX_NS <= now))
+            cl_place_unplaced(tl, g);
         if (g->gone == 1) {
             /* Found gone at the previous tick: a drain since has read what it sent. It leaves
              * the live list (the last entry takes its place). */
@@ -776,6 +938,9 @@ void timeline_tick(struct timeline *tl, uint64_t now)
             g->pending_start = NULL;
             free(g->lanes);
             g->lanes = NULL;
+            free(g->unplaced);
+            g->unplaced = NULL;
+            history_free(&g->history);
             g->gpu_done = g->frames_sent;
             tl->live[i] = tl->live[--tl->n_live];
             continue;
@@ -795,6 +960,8 @@ void timeline_close(struct timeline **ptl)
     if (!tl)
         return;
     *ptl = NULL;
+    for (size_t i = 0; i < tl->tracks.n; i++)
+        cl_place_unplaced(tl, track_at(tl, i));
     trace_note(tl->trace, "gpu_intervals", tl->gpu_intervals);
     trace_note(tl->trace, "cpu_events", tl->cpu_events);
     trace_note(tl->trace, "gpu_intervals_unmatched", tl->unmatched);
@@ -805,6 +972,9 @@ void timeline_close(struct timeline **ptl)
     for (size_t i = 0; i < tl->tracks.n; i++) {
         free(track_at(tl, i)->waits);
         free(track_at(tl, i)->pending_start);
+        free(track_at(tl, i)->lanes);
+        free(track_at(tl, i)->unplaced);
+        history_free(&track_at(tl, i)->history);
     }
     stat_keys_free(&tl->tracks);
     stat_keys_free(&tl->named);
