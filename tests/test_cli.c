@@ -466,6 +466,14 @@ static void test_stat_signal_status(void **state)
     assert_int_equal(r->status, 128 + 9);
     read_report(path, report, sizeof(report));
     assert_non_null(strstr(report, "\nrun,exit_status,137,"));
+    assert_non_null(strstr(report, "\nrun,signal,9,"));
+    /* An exit 137 is not a SIGKILL: the signal row tells them apart, as JSON's signal. */
+    run_perfq(r, (const char *[]){"stat", "--csv", "-o", path, "--", "sh", "-c", "exit 137",
+                                  NULL});
+    assert_int_equal(r->status, 137);
+    read_report(path, report, sizeof(report));
+    assert_non_null(strstr(report, "\nrun,exit_status,137,"));
+    assert_non_null(strstr(report, "\nrun,signal,0,"));
 }
 
 static void write_file(const char *path, const char *text)

@@ -475,6 +475,12 @@ def test_exit_status():
     t = parse(text, "exit")
     check(rc == 2 and t["otherData"].get("exit_status") == 2,
           "exit: status 2 expected, got %d, %s" % (rc, t["otherData"]))
+    # A CMD found but not executable: perfq exits 126, and the trace says so (it said 127,
+    # its child's exit, until 2026-11-30).
+    rc, text, _ = record(["/etc/passwd"])
+    t = parse(text, "exit, not executable")
+    check(rc == 126 and t["otherData"].get("exit_status") == 126,
+          "exit, not executable: status 126 expected, got %d, %s" % (rc, t["otherData"]))
 
 
 def test_names():

@@ -279,8 +279,13 @@ static int record(perfq_t *pq, const struct record_options *o, struct cli_output
     trace_note(trace, "opencl_commands", commands);
     uint64_t unreported = stat_collect_cl_unreported(collect);
     trace_note(trace, "opencl_unreported", unreported);
-    trace_note(trace, "exit_status", (uint64_t)(WIFEXITED(*status) ? WEXITSTATUS(*status)
-                                                                  : 128 + WTERMSIG(*status)));
+    /* Where CMD's exec failed, its child's 127 is not what perfq exits with (126 for a CMD
+     * found but not executable: cli_exec_failed_status); until 2026-11-30 the trace said 127
+     * there while perfq exited 126. */
+    int exit_status = got == (ssize_t)sizeof(err) ? cli_exec_failed_status(err)
+                      : WIFEXITED(*status)        ? WEXITSTATUS(*status)
+                                                  : 128 + WTERMSIG(*status);
+    trace_note(trace, "exit_status", (uint64_t)exit_status);
     stat_collect_close(&collect);   /* its timeline adds its notes */
     if (got == (ssize_t)sizeof(err)) {
         trace_close(&trace);

@@ -490,6 +490,10 @@ static void print_csv(FILE *out, const struct stat_row *rows, size_t n,
     fputs(STAT_CSV_HEADER, out);
     fprintf(out, "run,exit_status,%d,,,,,,,," STAT_CSV_NO_MEMORY "\n",
             WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status));
+    /* As JSON's "signal": the signal that killed CMD, 0 when it exited (exit 139 and SIGSEGV
+     * read the same in exit_status; until 2026-11-30 the CSV could not tell them apart). */
+    fprintf(out, "run,signal,%d,,,,,,,," STAT_CSV_NO_MEMORY "\n",
+            WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0);
     fprintf(out, "run,elapsed_ns,,,%" PRIu64 ",,,,,," STAT_CSV_NO_MEMORY "\n", r->elapsed_ns);
     for (size_t i = 0; i < n; i++) {
         if (rows[i].measured < 0)
