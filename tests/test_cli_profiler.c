@@ -769,17 +769,23 @@ static void gl_per_draw_json_csv(void **state)
     json_object_put(j);
     free(report);
 
-    /* CSV: the draws rows, 14 fields each, the count exact. */
+    /* CSV: the draws rows, 15 fields each, the count exact; the series' min last, and the
+     * frames' counts (until 2026-11-30 the CSV had neither). */
     rc = run_perfq((const char *[]){"--per-draw", "--stats-span", "0", "--csv", "--", gl_path, "10",
                                     "3", NULL}, &report);
     assert_int_equal(rc, 0);
-    int count_rows = 0, per_frame_rows = 0, pipeline_rows = 0;
+    int count_rows = 0, per_frame_rows = 0, pipeline_rows = 0, frame_counts = 0;
     for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
         int commas = 0;
         for (char *c = l; *c; c++)
             commas += *c == ',';
-        assert_int_equal(commas, 13);
+        assert_int_equal(commas, 14);
+        frame_counts += strncmp(l, "frames,count,10,", 16) == 0 ||
+                        strncmp(l, "frames,contexts,1,", 18) == 0 ||
+                        strncmp(l, "draws,with_vertices,30,", 23) == 0;
+        if (strncmp(l, "draws,vertices,", 15) == 0)
+            assert_int_equal(atoi(strrchr(l, ',') + 1), 6);   /* min: 6 vertices a draw */
         if (strncmp(l, "draws,count,", 12) == 0) {
             count_rows++;
             assert_int_equal(atoi(l + 12), 30);
@@ -806,6 +812,7 @@ static void gl_per_draw_json_csv(void **state)
     assert_int_equal(count_rows, 1);
     assert_int_equal(per_frame_rows, 1);
     assert_int_equal(pipeline_rows, 2);
+    assert_int_equal(frame_counts, 3);
     free(report);
 }
 
@@ -1325,13 +1332,13 @@ static void cl_exit_while_threads_enqueue(void **state)
     free(report);
 }
 
-/* The 14 fields of a CSV row (no quoted field in these programs' rows), cut in place. */
-static void csv_fields(char *l, char *f[14])
+/* The 15 fields of a CSV row (no quoted field in these programs' rows), cut in place. */
+static void csv_fields(char *l, char *f[15])
 {
-    for (int i = 0; i < 14; i++) {
+    for (int i = 0; i < 15; i++) {
         f[i] = l;
         char *c = strchr(l, ',');
-        if (i < 13) {
+        if (i < 14) {
             assert_non_null(c);
             *c = '\0';
             l = c + 1;
@@ -1355,7 +1362,7 @@ static void gl_memory_csv_rows(const char *prog, const char *arg, json_object *j
     size_t tag_rows = 0, type_rows = 0;
     for (char *save = NULL, *l = strtok_r(report, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
-        char *f[14];
+        char *f[15];
         csv_fields(l, f);
         int tag = strcmp(f[0], "gl_memory_tag") == 0;
         if (!tag && strcmp(f[0], "gl_memory") != 0)
@@ -1379,6 +1386,7 @@ static void gl_memory_csv_rows(const char *prog, const char *arg, json_object *j
             assert_string_equal(f[12], "");
             assert_string_equal(f[13], "");
         }
+        assert_string_equal(f[14], "");   /* min: a series' only */
     }
     assert_int_equal(type_rows, 3);
     assert_int_equal(tag_rows, json_object_array_length(get(j, "gl_memory.tags")));
@@ -1430,7 +1438,7 @@ static void gl_memory_tags_csv_table(void **state)
     free(report);
 }
 
-/* CSV: a header and rows of 14 fields; the kernel rows hold the exact counts. */
+/* CSV: a header and rows of 15 fields; the kernel rows hold the exact counts. */
 static void csv_parses(void **state)
 {
     (void)state;
@@ -1443,10 +1451,10 @@ static void csv_parses(void **state)
         int commas = 0;
         for (char *c = l; *c; c++)
             commas += *c == ',';
-        assert_int_equal(commas, 13);
+        assert_int_equal(commas, 14);
         if (lines == 0)
             assert_string_equal(l, "section,name,count,timed,total,mean,p50,p95,p99,max,bytes,"
-                                   "kib,share_group,id");
+                                   "kib,share_group,id,min");
         if (strncmp(l, "opencl_kernel,", 14) == 0) {
             kernels++;
             assert_int_equal(atoi(strchr(l + 14, ',') + 1), 3);

@@ -54,7 +54,7 @@ enum perfq_stat_record_kind {
      * process's contexts from 1, perfq_gl_context.serial: a destroyed context's handle is often
      * the next one's, so handles do not tell contexts apart), b = frame index in
      * that context (0-based), c = CPU frame time in ns (since the previous swap, or since the
-     * context's first make-current for frame 0). */
+     * return of the context's first make-current for frame 0). */
     PERFQ_STAT_FRAME = 1,
     /* The GPU side of that frame, when its results came: a = context, b = frame index,
      * c = GPU time in ns (flag GPU_TIME). Vertices come in FRAME_PIPELINE (before statistics

@@ -908,12 +908,23 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A series: its min last (the 15th field, added 2026-11-30: the table and JSON had it), empty
+ * where it has no value. */
 static void csv_series(FILE *out, const char *section, const char *name, struct series *s)
 {
     fprintf(out, "%s,%s,%" PRIu64 ",,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 "," STAT_CSV_NO_MEMORY "\n", section, name, s->count, s->sum,
-            series_mean(s), series_percentile(s, 50), series_percentile(s, 95),
-            series_percentile(s, 99), s->max);
+            ",%" PRIu64 ",,,,,", section, name, s->count, s->sum, series_mean(s),
+            series_percentile(s, 50), series_percentile(s, 95), series_percentile(s, 99),
+            s->max);
+    if (s->count)
+        fprintf(out, "%" PRIu64, s->min);
+    fputc('\n', out);
+}
+
+/* A row of one number, in count. */
+static void csv_count(FILE *out, const char *section, const char *name, uint64_t count)
+{
+    fprintf(out, "%s,%s,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", section, name, count);
 }
 
 static void csv_groups(FILE *out, const char *section, struct group *g, size_t n)
@@ -926,7 +937,13 @@ static void csv_groups(FILE *out, const char *section, struct group *g, size_t n
 
 void stat_collect_print_csv(struct stat_collect *c, FILE *out)
 {
-    /* Names are kernel names (C identifiers) and fixed words: no quoting is ever needed. */
+    /* Names are kernel names (C identifiers) and fixed words: no quoting is ever needed. The
+     * frames' counts as JSON's (added 2026-11-30): frames rendered, records received, contexts,
+     * frames with GPU time. */
+    csv_count(out, "frames", "count", frames_rendered(c));
+    csv_count(out, "frames", "received", c->frames);
+    csv_count(out, "frames", "contexts", c->contexts.n);
+    csv_count(out, "frames", "with_gpu_time", c->frames_gpu);
     csv_series(out, "frames", "cpu_frame_ns", &c->cpu_ns);
     csv_series(out, "frames", "gpu_frame_ns", &c->gpu_ns);
     csv_series(out, "frames", "vertices", &c->vertices);
@@ -940,6 +957,8 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     if (c->per_draw) {
         fprintf(out, "draws,count,%" PRIu64 ",%" PRIu64 ",,,,,,," STAT_CSV_NO_MEMORY "\n",
                 c->draws, c->draws_gpu);
+        csv_count(out, "draws", "with_vertices", c->draws_vertices);
+        csv_count(out, "draws", "with_primitives", c->draws_primitives);
         csv_series(out, "draws", "gpu_draw_ns", &c->draw_ns);
         csv_series(out, "draws", "per_frame", &c->draws_per_frame);
         csv_series(out, "draws", "vertices", &c->draw_vertices);
@@ -951,22 +970,22 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out)
     uint64_t kib[3], objects[3];
     memory_sum(c, kib, objects);
     for (int k = 0; k < 3; k++)
-        fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,,%" PRIu64 ",,\n", memory_kinds[k],
+        fprintf(out, "gl_memory,%s,%" PRIu64 ",,,,,,,,,%" PRIu64 ",,,\n", memory_kinds[k],
                 objects[k], kib[k]);
     for (size_t i = 0; i < c->tags.n; i++) {
         const struct memory_tag *t = stat_keys_at(&c->tags, i);
         fprintf(out, "gl_memory_tag,");
         csv_field(out, t->name);
-        fprintf(out, ",%" PRIu64 ",,,,,,,,,%" PRIu64 ",%zu,%" PRIu64 "\n", t->objects, t->kib,
+        fprintf(out, ",%" PRIu64 ",,,,,,,,,%" PRIu64 ",%zu,%" PRIu64 ",\n", t->objects, t->kib,
                 memory_index(c, t), t->key.id);
     }
     csv_groups(out, "opencl_kernel", c->kernels, c->n_kernels);
     csv_groups(out, "opencl_command_type", c->types, c->n_types);
     uint64_t counted, unreported = cl_unreported(c, &counted);
-    fprintf(out, "opencl,counted,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", counted);
-    fprintf(out, "opencl,unreported,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", unreported);
-    fprintf(out, "channel,dropped,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", dropped(c));
-    fprintf(out, "channel,processes,%zu,,,,,,,," STAT_CSV_NO_MEMORY "\n", c->pids.n);
-    fprintf(out, "channel,untracked,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", untracked(c));
-    fprintf(out, "channel,outliving,%" PRIu64 ",,,,,,,," STAT_CSV_NO_MEMORY "\n", c->outliving);
+    csv_count(out, "opencl", "counted", counted);
+    csv_count(out, "opencl", "unreported", unreported);
+    csv_count(out, "channel", "dropped", dropped(c));
+    csv_count(out, "channel", "processes", c->pids.n);
+    csv_count(out, "channel", "untracked", untracked(c));
+    csv_count(out, "channel", "outliving", c->outliving);
 }

@@ -36,9 +36,9 @@ void stat_collect_print_csv(struct stat_collect *c, FILE *out);
  * in KiB as GL_NV_query_resource counts it (each object rounded up to whole KiB), in kib, not
  * bytes; a memory tag's share group (JSON's index) and id have their own fields. */
 #define STAT_CSV_HEADER \
-    "section,name,count,timed,total,mean,p50,p95,p99,max,bytes,kib,share_group,id\n"
-/* The three fields after bytes, empty: the rows that are not GL memory. */
-#define STAT_CSV_NO_MEMORY ",,,"
+    "section,name,count,timed,total,mean,p50,p95,p99,max,bytes,kib,share_group,id,min\n"
+/* The four fields after bytes, empty: the rows that are neither GL memory nor a series. */
+#define STAT_CSV_NO_MEMORY ",,,,"
 void stat_collect_close(struct stat_collect **c);
 /* Frames and OpenCL commands received so far (any thread: the progress line). */
 void stat_collect_progress(struct stat_collect *c, uint64_t *frames, uint64_t *commands);
