@@ -180,13 +180,20 @@ def check_cl_moves_within_error(t, threads, what):
         if e["ph"] == "X" and e["cat"] == "opencl" and (e["pid"], e["tid"]) in tracks:
             by_track.setdefault((e["pid"], e["tid"]), []).append(e)
     bad = []
+    moved = total = 0
     for events in by_track.values():
         events.sort(key=lambda e: e["ts"])
         for e in events:
+            total += 1
+            moved += "moved_ns" in e["args"]
             if e["args"].get("moved_ns", 0) > e["args"]["clock_error_ns"] + 200000:
                 bad.append((e["name"], e["args"]))
     check(not bad, "%s: %d commands moved past their clock error, e.g. %s"
           % (what, len(bad), bad[:2]))
+    # A queue's commands that came together are placed with one estimate: only those at the
+    # border of two drains may touch (0 in every run of the development machine since; 238-754
+    # of 6002 in test_cl_forked's runs before).
+    check(moved <= total // 100, "%s: %d of %d commands moved" % (what, moved, total))
 
 
 def check_cl_late(args, queues_want, commands_want):

@@ -201,6 +201,20 @@ static int kernel_records(long n)
     return 0;
 }
 
+/* One completed command of each OpenCL command type of cl.h, NDRANGE_KERNEL (0x11F0) to
+ * SVM_MIGRATE_MEM (0x120E). */
+static int type_records(void)
+{
+    for (uint64_t t = 0x11F0; t <= 0x120E; t++) {
+        struct perfq_stat_record r = {.kind = PERFQ_STAT_CL_COMMAND};
+        r.a = t;
+        r.flags = PERFQ_STAT_HAS_GPU_TIME;
+        r.c = 1000;
+        perfq_stat_channel_send_waiting(&r, 1000);
+    }
+    return 0;
+}
+
 static int writer_main(int argc, char **argv)
 {
     if (!perfq_stat_channel_active())
@@ -234,6 +248,8 @@ static int writer_main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--kernels") == 0 && argc == 3)
         return kernel_records(atol(argv[2]));
+    if (strcmp(argv[1], "--types") == 0 && argc == 2)
+        return type_records();
     if (strcmp(argv[1], "--processes") == 0 && argc == 3)
         return one_after_another(atol(argv[2]), process_records);
     if (strcmp(argv[1], "--contexts") == 0 && argc == 3)
@@ -845,6 +861,32 @@ static void cli_many_processes(void **state)
     json_object_put(j);
 }
 
+/* Every OpenCL command type of cl.h has its name in the report (SVM_MIGRATE_MEM, OpenCL 2.1,
+ * read "0x120e" until 2026-11-30: an outside probe). */
+static void cli_command_type_names(void **state)
+{
+    (void)state;
+    json_object *j;
+    int rc = run_perfq(NULL, (const char *[]){self_path, "--types", NULL}, &j);
+    assert_int_equal(rc, 0);
+    json_object *cl, *types;
+    assert_true(json_object_object_get_ex(j, "opencl", &cl));
+    assert_true(json_object_object_get_ex(cl, "by_command_type", &types));
+    size_t n = json_object_array_length(types);
+    assert_int_equal(n, 0x120E - 0x11F0 + 1);
+    int migrate = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *name;
+        assert_true(json_object_object_get_ex(json_object_array_get_idx(types, i), "name",
+                                              &name));
+        const char *s = json_object_get_string(name);
+        assert_null(strstr(s, "0x"));
+        migrate += strcmp(s, "SVM_MIGRATE_MEM") == 0;
+    }
+    assert_int_equal(migrate, 1);
+    json_object_put(j);
+}
+
 /* Past 2^20 values of one kernel its percentiles come from a reservoir sample, and the report
  * says so as it does for frames (before, the OpenCL rows printed them as exact). */
 static void cli_kernel_percentiles_sampled(void **state)
@@ -1059,6 +1101,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_processes_exact),
         cmocka_unit_test(cli_many_processes),
         cmocka_unit_test(cli_kernel_percentiles_sampled),
+        cmocka_unit_test(cli_command_type_names),
         cmocka_unit_test(cli_record_many_contexts),
         cmocka_unit_test(cli_overload),
         cmocka_unit_test(cli_stuck_writer),

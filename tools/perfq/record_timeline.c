@@ -107,17 +107,22 @@ struct gpu_track {
     struct perfq_stat_record *unplaced;
     size_t unplaced_n;
     uint64_t unplaced_since;
+    int waiting;                /* in the timeline's waiting list */
 };
 
 /* A queue's first commands come with a poor clock estimate: the offset range is as wide as the
  * first enqueue calls were long (87 ms for a first write on PoCL under load), and a command
  * placed with its midpoint may lie milliseconds from where it ran. The commands after it,
- * placed with a narrow estimate, then began before its end and were moved behind it: an
+ * placed with a narrower estimate, then began before its end and were moved behind it: an
  * outside probe (2026-11-30) saw 999 of 1000 commands of one in-order queue squashed to 0 ns
- * and moved by up to 43 ms, each saying an error of 0.3-3.6 us. So a queue's commands wait
- * while its estimate's error (half the range) is over UNPLACED_ERROR_NS, and are placed together
- * with the estimate of the latest: once it is under that, once UNPLACED_MAX wait, UNPLACED_MAX_NS
- * after the first waited (timeline_tick), and at the end. */
+ * and moved by up to 43 ms, each saying an error of 0.3-3.6 us; a second one, after a first
+ * fix that placed them one by one once the error was under 100 us, still saw 341-390 ns
+ * commands squashed behind a first one placed with a 20 us error. So a queue's commands are
+ * placed together, with the estimate of the latest: at the end of each drain of the channel
+ * (timeline_round_end) once the estimate's error (half the range) is under UNPLACED_ERROR_NS,
+ * once UNPLACED_MAX wait, UNPLACED_MAX_NS after the first waited (timeline_tick), and at the
+ * end. A drain reads what the layer sent at once (a batch of completed commands), so that
+ * commands that ran together get one estimate, and the next batch's is at least as good. */
 #define UNPLACED_ERROR_NS 100000u
 #define UNPLACED_MAX 256
 #define UNPLACED_MAX_NS 1000000000ull
@@ -194,6 +199,9 @@ struct timeline {
     uint64_t clamped;           /* GPU intervals whose start was moved to their track's last end */
     uint64_t newest;            /* the latest swap or enqueue call seen (CLOCK_MONOTONIC ns) */
     size_t cl_waits;            /* entries in every queue's waits */
+    /* Positions of the queues with commands waiting to be placed (cl_interval) */
+    uint32_t *waiting_tracks;
+    size_t n_waiting, waiting_cap;
 };
 
 struct timeline *timeline_open(struct trace *t)
@@ -670,6 +678,23 @@ static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *beg
     return tid;
 }
 
+/* Puts g in the list of queues with commands waiting (timeline_round_end). 0, or -1 when
+ * out of memory. */
+static int waiting_add(struct timeline *tl, struct gpu_track *g)
+{
+    if (tl->n_waiting == tl->waiting_cap) {
+        size_t cap = tl->waiting_cap ? 2 * tl->waiting_cap : 16;
+        uint32_t *w = realloc(tl->waiting_tracks, cap * sizeof(*w));
+        if (!w)
+            return -1;
+        tl->waiting_tracks = w;
+        tl->waiting_cap = cap;
+    }
+    tl->waiting_tracks[tl->n_waiting++] = g->tid - 1;   /* its position */
+    g->waiting = 1;
+    return 0;
+}
+
 /* Places a command with the queue's current estimate and writes it. */
 static void cl_write(struct timeline *tl, struct gpu_track *g, const struct perfq_stat_record *r)
 {
@@ -729,21 +754,32 @@ static int cl_interval(struct timeline *tl, const struct perfq_stat_record *r, u
         g->hi = hi;
         g->have_range = 1;
     }
-    int good = (uint64_t)((g->hi - g->lo) / 2) <= UNPLACED_ERROR_NS;
-    if (!good || g->unplaced_n) {
-        if (!g->unplaced && !(g->unplaced = malloc(UNPLACED_MAX * sizeof(*g->unplaced)))) {
-            cl_write(tl, g, r);   /* no memory to keep it: placed now, as before */
-            return 0;
-        }
-        if (!g->unplaced_n)
-            g->unplaced_since = now;
-        g->unplaced[g->unplaced_n++] = *r;
-        if (good || g->unplaced_n == UNPLACED_MAX)
-            cl_place_unplaced(tl, g);
-        return 1;
+    if ((!g->unplaced && !(g->unplaced = malloc(UNPLACED_MAX * sizeof(*g->unplaced)))) ||
+        (!g->waiting && waiting_add(tl, g) != 0)) {
+        cl_write(tl, g, r);   /* no memory to keep it: placed now */
+        return 0;
     }
-    cl_write(tl, g, r);
-    return 0;
+    if (!g->unplaced_n)
+        g->unplaced_since = now;
+    g->unplaced[g->unplaced_n++] = *r;
+    if (g->unplaced_n == UNPLACED_MAX)
+        cl_place_unplaced(tl, g);
+    return 1;
+}
+
+void timeline_round_end(struct timeline *tl)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < tl->n_waiting; i++) {
+        struct gpu_track *g = track_at(tl, tl->waiting_tracks[i]);
+        if (g->unplaced_n && (uint64_t)((g->hi - g->lo) / 2) > UNPLACED_ERROR_NS) {
+            tl->waiting_tracks[keep++] = tl->waiting_tracks[i];   /* its estimate is poor yet */
+            continue;
+        }
+        cl_place_unplaced(tl, g);
+        g->waiting = 0;
+    }
+    tl->n_waiting = keep;
 }
 
 void timeline_take(struct timeline *tl, const struct perfq_stat_record *r)
@@ -976,6 +1012,7 @@ void timeline_close(struct timeline **ptl)
         free(track_at(tl, i)->unplaced);
         history_free(&track_at(tl, i)->history);
     }
+    free(tl->waiting_tracks);
     stat_keys_free(&tl->tracks);
     stat_keys_free(&tl->named);
     stat_keys_free(&tl->frame_threads);

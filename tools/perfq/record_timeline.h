@@ -12,6 +12,9 @@ struct timeline;
 struct timeline *timeline_open(struct trace *t);
 /* Called on the collector's thread only. */
 void timeline_take(struct timeline *tl, const struct perfq_stat_record *r);
+/* Called on the collector's thread after each drain of the ring: places the OpenCL commands
+ * that came in it, each queue's with its latest clock estimate (record_timeline.c). */
+void timeline_round_end(struct timeline *tl);
 /* Called on the collector's thread after a drain of the ring, now and then (now:
  * CLOCK_MONOTONIC ns): a context or queue whose hold keeps events back past the horizon is
  * checked for its process; one found gone (reaped, or a zombie) holds nothing from the next

@@ -135,6 +135,7 @@ const char *stat_command_type_name(uint64_t t)
         "ACQUIRE_GL_OBJECTS", "RELEASE_GL_OBJECTS", "READ_BUFFER_RECT", "WRITE_BUFFER_RECT",
         "COPY_BUFFER_RECT", "USER", "BARRIER", "MIGRATE_MEM_OBJECTS", "FILL_BUFFER",
         "FILL_IMAGE", "SVM_FREE", "SVM_MEMCPY", "SVM_MEMFILL", "SVM_MAP", "SVM_UNMAP",
+        "SVM_MIGRATE_MEM",   /* OpenCL 2.1 (until 2026-11-30 it read 0x120e) */
     };
     /* CL_COMMAND_NDRANGE_KERNEL is 0x11F0 and the rest follow in this order (cl.h). */
     if (t >= 0x11F0 && t - 0x11F0 < sizeof(names) / sizeof(names[0]))
@@ -432,6 +433,8 @@ static void *drain(void *arg)
     int socket_polled = c->socket_fd >= 0;
     for (;;) {
         uint64_t n = drain_ring(c, 0);
+        if (c->timeline)
+            timeline_round_end(c->timeline);
         if (c->trace) {
             /* A timeline lets its old events out to the file now and then. */
             uint64_t now = cli_monotonic_ns();
