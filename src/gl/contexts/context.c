@@ -175,7 +175,7 @@ static void initialize(struct perfq_gl_ctx *c)
     static int debug = -1;
     if (debug < 0)
         debug = getenv("PERFQ_GL_DEBUG") != NULL;
-    uint64_t t[4] = {debug ? perfq_gl_now_ns() : 0, 0, 0, 0};
+    uint64_t t[4] = {debug ? perfq_gl_debug_now_ns() : 0, 0, 0, 0};
     uint64_t frontend_ns[PERFQ_GL_MAX_FRONTENDS] = {0};
     const struct perfq_gl_dispatch *gl = c->pub.gl;
     perfq_gl_error_guard_begin(&c->pub);
@@ -194,13 +194,13 @@ static void initialize(struct perfq_gl_ctx *c)
     c->initialized = 1;
 
     if (debug)
-        t[1] = perfq_gl_now_ns();
+        t[1] = perfq_gl_debug_now_ns();
     perfq_gl_frontends_context_created(c, debug ? frontend_ns : NULL);
     if (debug)
-        t[2] = perfq_gl_now_ns();
+        t[2] = perfq_gl_debug_now_ns();
     perfq_gl_extensions_evaluate(c);
     if (debug) {
-        t[3] = perfq_gl_now_ns();
+        t[3] = perfq_gl_debug_now_ns();
         say_initialized(c, t, frontend_ns);
     }
 }

@@ -123,7 +123,7 @@ void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c, uint64_t *took_n
     int n = perfq_gl_frontend_count();
     c->n_frontends = n;
     for (int i = 0; i < n; i++) {
-        uint64_t t0 = took_ns ? perfq_gl_now_ns() : 0;
+        uint64_t t0 = took_ns ? perfq_gl_debug_now_ns() : 0;
         const struct perfq_gl_frontend *fe = frontends[i];
         if (fe->scope == PERFQ_GL_SCOPE_CONTEXT && fe->created) {
             struct perfq_gl_scope_object at = {PERFQ_GL_SCOPE_CONTEXT, &c->pub, c->group,
@@ -133,7 +133,7 @@ void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c, uint64_t *took_n
             perfq_gl_share_group_create_data(c, i, fe);
         }
         if (took_ns)
-            took_ns[i] = perfq_gl_now_ns() - t0;
+            took_ns[i] = perfq_gl_debug_now_ns() - t0;
     }
 }
 

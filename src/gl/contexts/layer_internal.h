@@ -7,6 +7,8 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "gl/gl_layer.h"
 #include "gl/dispatch/wrappers.h"
@@ -258,6 +260,15 @@ void (*perfq_gl_entry_point(const char *name))(void);
 /* frontend.c: the registry (append-only; entries below the count are stable). */
 int perfq_gl_frontend_count(void);
 const struct perfq_gl_frontend *perfq_gl_frontend_at(int i);
+/* CLOCK_MONOTONIC in ns, for PERFQ_GL_DEBUG's timings here (the timer service's
+ * perfq_gl_now_ns is a layer above the contexts: docs/design.md). */
+static inline uint64_t perfq_gl_debug_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* took_ns (NULL, or PERFQ_GL_MAX_FRONTENDS entries): each front end's time, for
  * PERFQ_GL_DEBUG. */
 void perfq_gl_frontends_context_created(struct perfq_gl_ctx *c, uint64_t *took_ns);
