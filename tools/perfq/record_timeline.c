@@ -223,20 +223,27 @@ static struct gpu_track *track_at(const struct timeline *tl, size_t position)
     return stat_keys_at(&tl->tracks, position);
 }
 
+/* Appends a track's position to a growable list (the live list, the waiting list). 0, or -1
+ * when memory runs out. */
+static int positions_add(uint32_t **list, size_t *n, size_t *cap, size_t position)
+{
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? 2 * *cap : 64;
+        uint32_t *grown = realloc(*list, grown_cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        *list = grown;
+        *cap = grown_cap;
+    }
+    (*list)[(*n)++] = (uint32_t)position;
+    return 0;
+}
+
 /* The track in position joins the live list. 0, or -1 when memory runs out (it then holds
  * nothing, as a gone one). */
 static int live_add(struct timeline *tl, size_t position)
 {
-    if (tl->n_live == tl->live_cap) {
-        size_t cap = tl->live_cap ? 2 * tl->live_cap : 64;
-        uint32_t *grown = realloc(tl->live, cap * sizeof(*grown));
-        if (!grown)
-            return -1;
-        tl->live = grown;
-        tl->live_cap = cap;
-    }
-    tl->live[tl->n_live++] = (uint32_t)position;
-    return 0;
+    return positions_add(&tl->live, &tl->n_live, &tl->live_cap, position);
 }
 
 /* A GL context's frame in progress began at t (its announcement, or its last swap). */
@@ -682,15 +689,8 @@ static uint32_t cl_place(struct timeline *tl, struct gpu_track *g, uint64_t *beg
  * out of memory. */
 static int waiting_add(struct timeline *tl, struct gpu_track *g)
 {
-    if (tl->n_waiting == tl->waiting_cap) {
-        size_t cap = tl->waiting_cap ? 2 * tl->waiting_cap : 16;
-        uint32_t *w = realloc(tl->waiting_tracks, cap * sizeof(*w));
-        if (!w)
-            return -1;
-        tl->waiting_tracks = w;
-        tl->waiting_cap = cap;
-    }
-    tl->waiting_tracks[tl->n_waiting++] = g->tid - 1;   /* its position */
+    if (positions_add(&tl->waiting_tracks, &tl->n_waiting, &tl->waiting_cap, g->tid - 1) != 0)
+        return -1;
     g->waiting = 1;
     return 0;
 }
