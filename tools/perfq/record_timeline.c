@@ -105,7 +105,7 @@ struct gpu_track {
      * estimate is good, UNPLACED_MAX of them, or UNPLACED_MAX_NS after the first), with the
      * CLOCK_MONOTONIC time the first was kept. Their calls still hold the window. */
     struct perfq_stat_record *unplaced;
-    size_t unplaced_n;
+    size_t unplaced_n, unplaced_cap;
     uint64_t unplaced_since;
     int waiting;                /* in the timeline's waiting list */
 };
@@ -470,7 +470,7 @@ static void wait_add(struct timeline *tl, struct gpu_track *g, uint64_t t0)
     if (!t0 || tl->cl_waits >= MAX_CL_WAITS)
         return;
     if (g->waits_n == g->waits_cap) {
-        size_t cap = g->waits_cap ? 2 * g->waits_cap : 64;
+        size_t cap = g->waits_cap ? 2 * g->waits_cap : 8;   /* a queue per task: small */
         struct cl_wait *grown = malloc(cap * sizeof(*grown));
         if (!grown)
             return;
@@ -576,6 +576,19 @@ static void history_free(struct cl_history **h)
     *h = NULL;
 }
 
+/* Forgets every interval when the newest ended before `before` (a queue idle for the
+ * history's length), its memory too. */
+static void history_forget_before(struct cl_history *h, uint64_t before)
+{
+    if (h->n > h->head && h->iv[h->n - 1].end >= before)
+        return;
+    if (h->n > h->head)
+        h->forgot = 1;
+    free(h->iv);
+    h->iv = NULL;
+    h->head = h->n = h->cap = 0;
+}
+
 /* The first interval of h beginning at or after begin (h->n where none). */
 static size_t history_find(const struct cl_history *h, uint64_t begin)
 {
@@ -611,7 +624,7 @@ static void history_add(struct cl_history *h, uint64_t begin, uint64_t end)
         h->head = 0;
     }
     if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
+        size_t cap = h->cap ? 2 * h->cap : 8;
         struct cl_interval *iv = realloc(h->iv, cap * sizeof(*iv));
         if (!iv) {
             h->forgot = 1;   /* not kept: a late command there is moved, as before */
@@ -725,6 +738,9 @@ static void cl_place_unplaced(struct timeline *tl, struct gpu_track *g)
         wait_done(tl, g, g->unplaced[i].t0);
     }
     g->unplaced_n = 0;
+    free(g->unplaced);   /* kept only while commands wait: a run may make thousands of queues */
+    g->unplaced = NULL;
+    g->unplaced_cap = 0;
     if (track_hold(g) != before)
         hold_open_frames(tl);
 }
@@ -754,8 +770,17 @@ static int cl_interval(struct timeline *tl, const struct perfq_stat_record *r, u
         g->hi = hi;
         g->have_range = 1;
     }
-    if ((!g->unplaced && !(g->unplaced = malloc(UNPLACED_MAX * sizeof(*g->unplaced)))) ||
-        (!g->waiting && waiting_add(tl, g) != 0)) {
+    if (g->unplaced_n == g->unplaced_cap) {
+        /* Grown as commands come (a drain behind a flood of queues has thousands waiting at
+         * once: a whole UNPLACED_MAX each took 7 KB of perfq's memory a queue). */
+        size_t cap = g->unplaced_cap ? 2 * g->unplaced_cap : 8;
+        struct perfq_stat_record *grown = realloc(g->unplaced, cap * sizeof(*grown));
+        if (grown) {
+            g->unplaced = grown;
+            g->unplaced_cap = cap;
+        }
+    }
+    if (g->unplaced_n == g->unplaced_cap || (!g->waiting && waiting_add(tl, g) != 0)) {
         cl_write(tl, g, r);   /* no memory to keep it: placed now */
         return 0;
     }
@@ -962,6 +987,15 @@ void timeline_tick(struct timeline *tl, uint64_t now)
         struct gpu_track *g = track_at(tl, tl->live[i]);
         if (g->unplaced_n && (g->gone || g->unplaced_since + UNPLACED_MAX_NS <= now))
             cl_place_unplaced(tl, g);
+        /* A queue's buffers go when idle: a program that makes a queue per task, thousands in
+         * a run, keeps none of them (until its process ends, a track stays live). */
+        if (g->history)
+            history_forget_before(g->history, now > CL_HISTORY_NS ? now - CL_HISTORY_NS : 0);
+        if (g->waits && !g->waits_n) {
+            free(g->waits);
+            g->waits = NULL;
+            g->waits_cap = g->waits_head = g->waits_done = 0;
+        }
         if (g->gone == 1) {
             /* Found gone at the previous tick: a drain since has read what it sent. It leaves
              * the live list (the last entry takes its place). */
@@ -976,6 +1010,7 @@ void timeline_tick(struct timeline *tl, uint64_t now)
             g->lanes = NULL;
             free(g->unplaced);
             g->unplaced = NULL;
+            g->unplaced_cap = 0;
             history_free(&g->history);
             g->gpu_done = g->frames_sent;
             tl->live[i] = tl->live[--tl->n_live];
