@@ -198,11 +198,6 @@ static void read_times(struct pending *p, cl_int status)
     }
 }
 
-/* Reads and sends the pending commands that are complete; returns how many are left (also
- * those another thread is reading). The list is taken out under pending_lock and the driver is
- * asked without it: a driver may run a program's event callback inside a status query (a
- * callback may enqueue, which takes the lock). What is not complete goes back in front of what
- * was added meanwhile, oldest first. */
 /* The order harvest sends in (perfq record): an in-order queue's commands reach perfq in the
  * order they ran, as its track is laid out in the order they come. A pass asks the commands
  * their status one after another while the device runs, so an earlier command found not
@@ -241,6 +236,11 @@ static int queue_held(const uint64_t *held, size_t n, int all, uint64_t key)
     return 0;
 }
 
+/* Reads and sends the pending commands that are complete; returns how many are left (also
+ * those another thread is reading). The list is taken out under pending_lock and the driver is
+ * asked without it: a driver may run a program's event callback inside a status query (a
+ * callback may enqueue, which takes the lock). What is not complete goes back in front of what
+ * was added meanwhile, oldest first. */
 static size_t harvest(void)
 {
     const size_t size = sizeof(struct pending);
