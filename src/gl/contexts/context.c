@@ -172,9 +172,7 @@ static void say_initialized(const struct perfq_gl_ctx *c, const uint64_t *t,
 
 static void initialize(struct perfq_gl_ctx *c)
 {
-    static int debug = -1;
-    if (debug < 0)
-        debug = getenv("PERFQ_GL_DEBUG") != NULL;
+    int debug = getenv("PERFQ_GL_DEBUG") != NULL;   /* once a context: asked each time */
     uint64_t t[4] = {debug ? perfq_gl_debug_now_ns() : 0, 0, 0, 0};
     uint64_t frontend_ns[PERFQ_GL_MAX_FRONTENDS] = {0};
     const struct perfq_gl_dispatch *gl = c->pub.gl;
