@@ -257,9 +257,11 @@ static size_t harvest(void)
     pending_n = pending_cap = 0;
     taken_n += n;
     pthread_mutex_unlock(&pending_lock);
-    /* Sent after the pass, sorted (without memory for that: at once, in the list's order). */
-    struct sent_order *sent = n ? malloc(n * sizeof(*sent)) : NULL;
-    unsigned char *done = n ? calloc(n, 1) : NULL;
+    /* Sent after the pass, sorted (perfq record only: perfq stat's counts need no order;
+     * without memory for that: at once, in the list's order). */
+    int ordered = perfq_cl_stat_on >= 2 && n;
+    struct sent_order *sent = ordered ? malloc(n * sizeof(*sent)) : NULL;
+    unsigned char *done = ordered ? calloc(n, 1) : NULL;
     int deferred = sent && done;
     size_t n_sent = 0, keep = 0, n_held = 0;
     uint64_t held[HELD_QUEUES_MAX];
